@@ -1,0 +1,109 @@
+// Host-side view of the GPU layer: backend and device discovery, device
+// memory, pinned host memory and streams. Plain C++ (no CUDA or HIP types),
+// so src/ can include it; implemented by gpu/runtime/*.cu in GPU builds and
+// by gpu/runtime/absent.cpp when the build has no GPU backend.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory_resource>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace seqfuse::gpu {
+
+struct BackendInfo {
+  std::string name;             // "CUDA", "HIP" or "none"
+  std::string runtime_version;  // e.g. "13.0"; empty when name is "none"
+  std::string driver_version;   // empty when no driver is loaded
+  std::string compiled_archs;   // e.g. "sm_80 sm_90a"
+};
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string arch;  // "sm_90" (CUDA) or "gfx90a" (HIP)
+  std::size_t total_memory = 0;
+  std::size_t free_memory = 0;
+  int multiprocessors = 0;
+  int warp_size = 0;
+};
+
+[[nodiscard]] BackendInfo backend();
+// Devices usable by this build; empty when there is no backend, no driver or
+// no device. Never throws for "no device": that is an ordinary answer.
+[[nodiscard]] std::vector<DeviceInfo> devices();
+// Makes `index` the current device of the calling thread.
+void use_device(int index);
+
+// One plain device allocation, freed on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  // Throws OutOfDeviceMemory naming the size when the device cannot hold it.
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  [[nodiscard]] void* data() const noexcept { return ptr_; }
+  [[nodiscard]] std::size_t size() const noexcept { return bytes_; }
+  template <class T>
+  [[nodiscard]] T* as() const noexcept {
+    return static_cast<T*>(ptr_);
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Reuses freed device allocations so a batch loop allocates once. On an
+// allocation failure it frees what it caches and tries once more; if that
+// fails too, OutOfDeviceMemory tells the caller to shrink its batch.
+class DevicePool {
+ public:
+  DevicePool() = default;
+  DevicePool(const DevicePool&) = delete;
+  DevicePool& operator=(const DevicePool&) = delete;
+
+  // A buffer of at least `bytes`; give it back with release() to reuse it.
+  [[nodiscard]] DeviceBuffer acquire(std::size_t bytes);
+  void release(DeviceBuffer buffer);
+  void trim();  // frees every cached allocation
+  [[nodiscard]] std::size_t cached_bytes() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::multimap<std::size_t, DeviceBuffer> free_;
+};
+
+// Page-locked host memory, for copies that overlap kernels. Without a GPU
+// backend or device it is ordinary heap memory.
+[[nodiscard]] std::pmr::memory_resource* pinned_resource();
+
+// An ordered queue of device work. Non-blocking with respect to the legacy
+// default stream.
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  void synchronize();
+  // The vendor stream handle (gpuStream_t), for launchers in gpu/.
+  [[nodiscard]] void* native() const noexcept { return handle_; }
+
+ private:
+  void* handle_ = nullptr;
+};
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream& stream);
+void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream& stream);
+void fill_device(void* dst, unsigned char value, std::size_t bytes, Stream& stream);
+
+}  // namespace seqfuse::gpu

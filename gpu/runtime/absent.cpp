@@ -1,0 +1,57 @@
+// The GPU layer of a build without a GPU backend: no devices, so every
+// --device auto run takes the CPU engine. Device memory cannot be had.
+#include "core/error.hpp"
+#include "runtime.hpp"
+
+#include <utility>
+
+namespace seqfuse::gpu {
+namespace {
+[[noreturn]] void no_backend() {
+  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
+}
+}  // namespace
+
+BackendInfo backend() {
+  return {"none", "", "", ""};
+}
+std::vector<DeviceInfo> devices() {
+  return {};
+}
+void use_device(int) {
+  no_backend();
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes != 0) no_backend();
+}
+DeviceBuffer::~DeviceBuffer() = default;
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  ptr_ = std::exchange(other.ptr_, nullptr);
+  bytes_ = std::exchange(other.bytes_, 0);
+  return *this;
+}
+
+std::pmr::memory_resource* pinned_resource() {
+  return std::pmr::new_delete_resource();
+}
+
+Stream::Stream() {
+  no_backend();
+}
+Stream::~Stream() = default;
+void Stream::synchronize() {}
+
+void copy_to_device(void*, const void*, std::size_t, Stream&) {
+  no_backend();
+}
+void copy_to_host(void*, const void*, std::size_t, Stream&) {
+  no_backend();
+}
+void fill_device(void*, unsigned char, std::size_t, Stream&) {
+  no_backend();
+}
+
+}  // namespace seqfuse::gpu

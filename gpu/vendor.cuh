@@ -1,0 +1,125 @@
+// The one place that knows which GPU vendor we compile for.
+// Kernels and launchers use the gpu* names below, never cuda* or hip*.
+// Compiled by nvcc (CUDA) or hipcc/clang (HIP); never included from src/.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+#define SEQFUSE_VENDOR_HIP 1
+#include <hip/hip_runtime.h>
+#else
+#define SEQFUSE_VENDOR_CUDA 1
+#include <cuda_runtime.h>
+#endif
+
+#include "primitives/host_device.hpp"
+
+#if SEQFUSE_VENDOR_HIP
+using gpuError_t = hipError_t;
+using gpuStream_t = hipStream_t;
+using gpuEvent_t = hipEvent_t;
+using gpuDeviceProp_t = hipDeviceProp_t;
+inline constexpr gpuError_t gpuSuccess = hipSuccess;
+inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetErrorName hipGetErrorName
+#define gpuGetLastError hipGetLastError
+#define gpuGetDeviceCount hipGetDeviceCount
+#define gpuGetDeviceProperties hipGetDeviceProperties
+#define gpuSetDevice hipSetDevice
+#define gpuGetDevice hipGetDevice
+#define gpuMemGetInfo hipMemGetInfo
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuHostAlloc(ptr, bytes) hipHostMalloc(ptr, bytes, hipHostMallocDefault)
+#define gpuFreeHost hipHostFree
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemsetAsync hipMemsetAsync
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define gpuStreamCreateWithFlags hipStreamCreateWithFlags
+#define gpuStreamNonBlocking hipStreamNonBlocking
+#define gpuStreamDestroy hipStreamDestroy
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuEventCreate hipEventCreate
+#define gpuEventDestroy hipEventDestroy
+#define gpuEventRecord hipEventRecord
+#define gpuEventSynchronize hipEventSynchronize
+#define gpuEventElapsedTime hipEventElapsedTime
+#define gpuDriverGetVersion hipDriverGetVersion
+#define gpuRuntimeGetVersion hipRuntimeGetVersion
+#else
+using gpuError_t = cudaError_t;
+using gpuStream_t = cudaStream_t;
+using gpuEvent_t = cudaEvent_t;
+using gpuDeviceProp_t = cudaDeviceProp;
+inline constexpr gpuError_t gpuSuccess = cudaSuccess;
+inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation;
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetErrorName cudaGetErrorName
+#define gpuGetLastError cudaGetLastError
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuSetDevice cudaSetDevice
+#define gpuGetDevice cudaGetDevice
+#define gpuMemGetInfo cudaMemGetInfo
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuHostAlloc(ptr, bytes) cudaHostAlloc(ptr, bytes, cudaHostAllocDefault)
+#define gpuFreeHost cudaFreeHost
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemsetAsync cudaMemsetAsync
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamNonBlocking cudaStreamNonBlocking
+#define gpuStreamDestroy cudaStreamDestroy
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuEventCreate cudaEventCreate
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
+#define gpuDriverGetVersion cudaDriverGetVersion
+#define gpuRuntimeGetVersion cudaRuntimeGetVersion
+#endif
+
+namespace seqfuse::gpu {
+
+// Threads per warp (NVIDIA) or wavefront (AMD CDNA: 64). Device code only;
+// host code reads DeviceInfo::warp_size.
+__device__ constexpr int warp_size() {
+#if SEQFUSE_VENDOR_HIP
+  return __AMDGCN_WAVEFRONT_SIZE;
+#else
+  return 32;
+#endif
+}
+
+// Every lane of the warp, for the *_sync intrinsics.
+#if SEQFUSE_VENDOR_HIP
+using lane_mask_t = std::uint64_t;
+#else
+using lane_mask_t = std::uint32_t;
+#endif
+__device__ constexpr lane_mask_t full_lane_mask() {
+  return ~lane_mask_t{0};
+}
+
+// Throws seqfuse::Error (OutOfDeviceMemory for allocation failures) naming
+// the failed call and where it was made. Defined in runtime/check.cu.
+[[noreturn]] void throw_gpu_error(gpuError_t err, const char* call, const char* file, int line);
+
+inline void check(gpuError_t err, const char* call, const char* file, int line) {
+  if (err != gpuSuccess) throw_gpu_error(err, call, file, line);
+}
+
+}  // namespace seqfuse::gpu
+
+// Wrap every runtime call: GPU_CHECK(gpuMalloc(&p, n));
+#define GPU_CHECK(expr) ::seqfuse::gpu::check((expr), #expr, __FILE__, __LINE__)
+// After each kernel launch: catches bad launch configurations at once.
+#define GPU_CHECK_LAUNCH() GPU_CHECK(gpuGetLastError())

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything seqfuse needs to build and test on Debian 12 (apt-get).
+# Usage: scripts/setup.sh [--peers] [--hip] [--data]
+#   --peers  also the peer tools the tests and benchmarks compare against
+#   --hip    also Debian's hipcc and HIP runtime headers (HIP compile check)
+#   --data   also the Debian example-data packages (real inputs)
+set -euo pipefail
+
+packages=(build-essential cmake ninja-build pkg-config git
+          libhts-dev libcli11-dev catch2 libdeflate-dev zlib1g-dev)
+peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf)
+hip=(hipcc libamdhip64-dev librocprim-dev)
+data=(mmseqs2-examples bowtie2-examples shovill-examples adapterremoval-examples
+      ragout-examples hmmer-examples)
+
+for arg in "$@"; do
+  case "$arg" in
+    --peers) packages+=("${peers[@]}") ;;
+    --hip) packages+=("${hip[@]}") ;;
+    --data) packages+=("${data[@]}") ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup.sh: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

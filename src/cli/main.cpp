@@ -1,0 +1,78 @@
+// seqfuse: the entry point stays thin. Subcommands live in cli_<name>.cpp.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "subcommand.hpp"
+
+namespace {
+
+void print_error(const std::string& subcommand, const std::string& what) {
+  std::string line = "seqfuse";
+  if (!subcommand.empty()) line += " " + subcommand;
+  line += ": error: " + what;
+  // One line, whatever the message holds.
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+std::string parsed_subcommand_name(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) return sub->get_name();
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"seqfuse: fused GPU kernels for sequence analysis", "seqfuse"};
+  app.set_version_flag("--version", std::string("seqfuse ") + seqfuse::kVersion);
+  app.require_subcommand(1);
+  app.footer("Run 'seqfuse <subcommand> --help' for its options and examples.");
+
+  std::vector<seqfuse::cli::Subcommand> subcommands;
+  subcommands.push_back(seqfuse::cli::add_info(app));
+
+  // CLI11 would call a mistyped subcommand "extra arguments"; name it.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(subcommands.begin(), subcommands.end(),
+                   [&](const auto& sub) { return sub.app->check_name(argv[1]); })) {
+    print_error("", std::string("unknown subcommand '") + argv[1] + "' (see 'seqfuse --help')");
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(parsed_subcommand_name(app), e.what());
+    return 2;
+  }
+
+  const std::string name = parsed_subcommand_name(app);
+  try {
+    for (const auto& sub : subcommands)
+      if (sub.app->parsed()) return sub.run();
+    print_error(name, "no subcommand given");
+    return 2;
+  } catch (const seqfuse::Error& e) {
+    print_error(name, e.what());
+    return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    print_error(name, "out of host memory");
+    return 1;
+  } catch (const std::exception& e) {
+    print_error(name, std::string("internal error: ") + e.what());
+    return 1;
+  }
+}

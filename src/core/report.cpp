@@ -1,0 +1,69 @@
+#include "core/report.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+
+namespace seqfuse {
+
+std::string si_number(double value) {
+  static constexpr std::array<const char*, 5> kPrefix = {"", " k", " M", " G", " T"};
+  std::size_t p = 0;
+  while (value >= 1000.0 && p + 1 < kPrefix.size()) {
+    value /= 1000.0;
+    ++p;
+  }
+  char text[32];
+  const char* fmt = value >= 100 ? "%.0f%s" : value >= 10 ? "%.1f%s" : "%.2f%s";
+  std::snprintf(text, sizeof text, fmt, value, kPrefix[p]);
+  return text;
+}
+
+std::string rate(double amount, double seconds, std::string_view unit) {
+  const double per_second = seconds > 0 ? amount / seconds : 0.0;
+  std::string text = si_number(per_second);
+  if (text.back() >= '0' && text.back() <= '9') text += ' ';
+  text += unit;
+  text += "/s";
+  return text;
+}
+
+Reporter::Reporter(std::string subcommand, bool quiet)
+    : subcommand_(std::move(subcommand)), quiet_(quiet), terminal_(::isatty(STDERR_FILENO) == 1) {}
+
+void Reporter::progress(std::string_view text) {
+  if (quiet_ || !terminal_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (progress_shown_ && now - last_progress_ < std::chrono::milliseconds(200)) return;
+  last_progress_ = now;
+  std::fprintf(stderr, "\r\033[Kseqfuse %s: %.*s", subcommand_.c_str(),
+               static_cast<int>(text.size()), text.data());
+  std::fflush(stderr);
+  progress_shown_ = true;
+}
+
+void Reporter::clear_progress() {
+  if (!progress_shown_) return;
+  std::fputs("\r\033[K", stderr);
+  progress_shown_ = false;
+}
+
+void Reporter::warn(std::string_view text) {
+  if (quiet_) return;
+  clear_progress();
+  std::fprintf(stderr, "seqfuse %s: warning: %.*s\n", subcommand_.c_str(),
+               static_cast<int>(text.size()), text.data());
+}
+
+void Reporter::summary(std::string_view what, double seconds, std::string_view throughput) {
+  if (quiet_) return;
+  clear_progress();
+  std::fprintf(stderr, "seqfuse %s: %.*s in %.3f s", subcommand_.c_str(),
+               static_cast<int>(what.size()), what.data(), seconds);
+  if (!throughput.empty())
+    std::fprintf(stderr, " (%.*s)", static_cast<int>(throughput.size()), throughput.data());
+  std::fputc('\n', stderr);
+}
+
+}  // namespace seqfuse

@@ -1,0 +1,50 @@
+// What a run tells the person at the terminal: progress while it works (only
+// when stderr is a terminal), warnings, and one summary line at the end.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace seqfuse {
+
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  [[nodiscard]] double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// "1.23 G" style: value scaled to k, M, G or T with three significant digits.
+[[nodiscard]] std::string si_number(double value);
+// "12.3 Mbp/s": `amount` units over `seconds`, SI-scaled.
+[[nodiscard]] std::string rate(double amount, double seconds, std::string_view unit);
+
+class Reporter {
+ public:
+  Reporter(std::string subcommand, bool quiet);
+
+  // Rewrites one status line on a terminal; silent in pipes and with --quiet.
+  void progress(std::string_view text);
+  // Always shown unless --quiet.
+  void warn(std::string_view text);
+  // The closing line: "seqfuse <sub>: <what> in <t> s (<throughput>)".
+  void summary(std::string_view what, double seconds, std::string_view throughput = {});
+
+  [[nodiscard]] bool quiet() const noexcept { return quiet_; }
+
+ private:
+  void clear_progress();
+
+  std::string subcommand_;
+  bool quiet_;
+  bool terminal_;
+  bool progress_shown_ = false;
+  std::chrono::steady_clock::time_point last_progress_{};
+};
+
+}  // namespace seqfuse
