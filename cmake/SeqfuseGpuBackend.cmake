@@ -14,6 +14,26 @@ function(_seqfuse_want var result)
   endif()
 endfunction()
 
+# Debian installs ROCm's CMake packages under the multiarch folder, where
+# CMake 3.25's HIP support does not look: point it at a shim root, and tell
+# clang where the HIP runtime is and that .cu files are HIP sources.
+macro(_seqfuse_debian_hip_layout)
+  set(_multiarch /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake)
+  if(NOT CMAKE_HIP_COMPILER_ROCM_ROOT AND NOT EXISTS /usr/lib/cmake/hip-lang
+     AND EXISTS ${_multiarch}/hip-lang/hip-lang-config.cmake)
+    set(_shim ${CMAKE_BINARY_DIR}/rocm-shim)
+    file(MAKE_DIRECTORY ${_shim}/lib/cmake)
+    file(CREATE_LINK ${_multiarch}/hip-lang ${_shim}/lib/cmake/hip-lang SYMBOLIC)
+    set(CMAKE_HIP_COMPILER_ROCM_ROOT ${_shim})
+    set(ENV{CMAKE_PREFIX_PATH} "${_multiarch}:$ENV{CMAKE_PREFIX_PATH}")
+    list(APPEND CMAKE_PREFIX_PATH ${_multiarch})
+    if(NOT CMAKE_HIP_COMPILER AND EXISTS /usr/bin/clang++-15)
+      set(CMAKE_HIP_COMPILER /usr/bin/clang++-15)
+    endif()
+    set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} --rocm-path=/usr --rocm-device-lib-path=/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode")
+  endif()
+endmacro()
+
 _seqfuse_want(SEQFUSE_CUDA want_cuda)
 _seqfuse_want(SEQFUSE_HIP want_hip)
 
@@ -40,12 +60,11 @@ if(NOT want_cuda STREQUAL "OFF")
 endif()
 
 if(NOT SEQFUSE_GPU_LANG AND NOT want_hip STREQUAL "OFF")
+  _seqfuse_debian_hip_layout()
   check_language(HIP)
   if(CMAKE_HIP_COMPILER)
     set(CMAKE_HIP_ARCHITECTURES ${SEQFUSE_HIP_ARCHS})
     enable_language(HIP)
-    set(CMAKE_HIP_STANDARD 20)
-    set(CMAKE_HIP_EXTENSIONS OFF)
     find_package(hip REQUIRED CONFIG)
     set(SEQFUSE_GPU_LANG HIP)
   elseif(want_hip STREQUAL "REQUIRED")

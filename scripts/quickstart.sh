@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what seqfuse needs (Debian 12), builds it (with CUDA when nvcc is
+# present) and runs it on the example data in data/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C build seqfuse >/dev/null
+echo "+ build/bin/seqfuse info"
+build/bin/seqfuse info

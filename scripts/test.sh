@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds seqfuse and runs every test that needs no GPU. This is what CI runs.
+#   scripts/test.sh           CPU build + tests, ASan/UBSan build + tests,
+#                             CUDA compile (if nvcc is present), HIP compile
+#   scripts/test.sh --quick   CPU build + tests only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+jobs=$(nproc)
+step() { printf '\n==== %s\n' "$*"; }
+
+step "setup (Debian packages)"
+if [ $quick -eq 1 ]; then scripts/setup.sh --peers; else scripts/setup.sh --peers --hip; fi
+
+configure_build() {  # configure_build <dir> <cmake args...>
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; return 1; }
+  ninja -C "$dir" -j "$jobs"
+}
+
+step "CPU build and tests"
+configure_build build -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=OFF
+(cd build && ctest --output-on-failure)
+[ $quick -eq 1 ] && exit 0
+
+step "ASan + UBSan build and tests"
+configure_build build-asan -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=OFF -DSEQFUSE_SANITIZE=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEQFUSE_BUILD_BENCH=OFF
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure)
+
+step "CUDA compile (sm_80, sm_90a)"
+if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
+  configure_build build-cuda-check -DSEQFUSE_CUDA=ON -DSEQFUSE_HIP=OFF -DSEQFUSE_BUILD_BENCH=OFF
+  echo "CUDA compile: ok (not run: no GPU here; [gpu] tests run on the GPU machine)"
+else
+  echo "CUDA compile: SKIPPED, nvcc not found (looked in /usr/local/cuda/bin and PATH)"
+fi
+
+step "HIP compile (gfx90a, Debian hipcc)"
+configure_build build-hip-check -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=ON -DSEQFUSE_BUILD_BENCH=OFF
+echo "HIP compile: ok (compiled and linked only; never run on an AMD GPU)"
