@@ -6,8 +6,9 @@ namespace seqfuse::gpu {
 
 enum class Status {
   kSuccess,
-  kInvalidSize,  // a size argument does not fit the buffers given
-  kNullBuffer,   // a required buffer was not allocated
+  kInvalidSize,      // a size argument does not fit the buffers given
+  kNullBuffer,       // a required buffer was not allocated
+  kInvalidArgument,  // a value outside what the op accepts (letter code, gap cost)
 };
 
 [[nodiscard]] constexpr const char* to_string(Status s) noexcept {
@@ -18,6 +19,8 @@ enum class Status {
       return "size does not fit the buffers";
     case Status::kNullBuffer:
       return "buffer not allocated";
+    case Status::kInvalidArgument:
+      return "argument outside the accepted range";
   }
   return "unknown status";
 }

@@ -1,0 +1,251 @@
+// Inter-sequence alignment scores: each thread aligns one query against one
+// target (Gotoh, affine gaps, 32-bit scores, so no score can saturate). The
+// query is swept kRows rows at a time with H and E of those rows in
+// registers; the last row of a chunk (H, F) is passed to the next chunk
+// through a per-target edge array in device memory.
+#include <algorithm>
+#include <climits>
+#include <numeric>
+
+#include "../primitives/dpx.cuh"
+#include "../vendor.cuh"
+#include "score_db.hpp"
+
+namespace seqfuse::gpu {
+namespace {
+
+constexpr int kRows = 16;             // query rows held in registers per chunk
+constexpr int kThreads = 128;         // threads per block: one target each
+constexpr int kNegInf = INT_MIN / 4;  // far below any score, safe to subtract from
+
+struct QueryBatch {
+  const std::uint8_t* codes;
+  const std::uint64_t* offsets;  // offsets[q], offsets[q + 1] bound query q
+  std::uint32_t first;           // query index of blockIdx.y == 0
+};
+
+struct TargetsView {
+  const std::uint8_t* codes;    // interleaved, see DeviceTargetSet
+  const std::uint32_t* length;  // per slot
+  const std::uint64_t* base;    // per slot: interleaved start including lane
+  std::uint32_t slots;
+  std::uint64_t interleaved;  // elements per query in the edge array
+};
+
+struct GapCosts {
+  int open, extend;
+};
+
+// Score of a gap of `length` letters (length >= 1), negated.
+__device__ __forceinline__ int gap_score(GapCosts g, int length) {
+  return -(g.open + (length - 1) * g.extend);
+}
+
+template <bool kLocal>
+__global__ void __launch_bounds__(kThreads)
+    score_db_kernel(TargetsView targets, QueryBatch queries, const int* __restrict__ matrix_in,
+                    int alphabet, GapCosts gap, int2* __restrict__ edges,
+                    PairScore* __restrict__ out) {
+  // matrix[t * kMaxAlphabet + q]: one target letter's column per DP column.
+  __shared__ int matrix[kMaxAlphabet * kMaxAlphabet];
+  for (int k = threadIdx.x; k < alphabet * alphabet; k += blockDim.x)
+    matrix[(k % alphabet) * kMaxAlphabet + k / alphabet] = matrix_in[k];
+  __syncthreads();
+
+  const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
+  if (slot >= targets.slots) return;
+  const std::uint32_t qi = queries.first + blockIdx.y;
+  const std::uint8_t* query = queries.codes + queries.offsets[qi];
+  const int m = static_cast<int>(queries.offsets[qi + 1] - queries.offsets[qi]);
+  const int n = static_cast<int>(targets.length[slot]);
+  const std::uint8_t* target = targets.codes + targets.base[slot];
+  int2* edge = edges + blockIdx.y * targets.interleaved + targets.base[slot];
+
+  PairScore result;
+  if (m == 0 || n == 0) {
+    if (!kLocal) {
+      result.score = m + n == 0 ? 0 : gap_score(gap, m + n);
+      result.query_end = m - 1;
+      result.target_end = n - 1;
+    }
+    out[blockIdx.y * targets.slots + slot] = result;
+    return;
+  }
+
+  int best = 0, best_i = -1, best_j = -1;
+  for (int i0 = 0; i0 < m; i0 += kRows) {
+    int q[kRows], H[kRows], E[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      q[r] = i0 + r < m ? query[i0 + r] : 0;           // rows past the end compute unused values
+      H[r] = kLocal ? 0 : gap_score(gap, i0 + r + 1);  // H(i, -1)
+      E[r] = kNegInf;
+    }
+    int diag_top = kLocal || i0 == 0 ? 0 : gap_score(gap, i0);  // H(i0 - 1, -1)
+    for (int j = 0; j < n; ++j) {
+      const int* column = matrix + target[static_cast<std::size_t>(j) * kSlotGroup] * kMaxAlphabet;
+      int h_above, f_above;  // H and F of row i0 - 1 at column j
+      if (i0 == 0) {
+        h_above = kLocal ? 0 : gap_score(gap, j + 1);
+        f_above = kNegInf;
+      } else {
+        const int2 e = edge[static_cast<std::size_t>(j) * kSlotGroup];
+        h_above = e.x;
+        f_above = e.y;
+      }
+      int diag = diag_top;  // H(i - 1, j - 1) for the chunk's first row
+      diag_top = h_above;
+      int f = add_max(f_above, -gap.extend, h_above - gap.open);  // F(i0, j)
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        const int e = add_max(E[r], -gap.extend, H[r] - gap.open);  // E(i, j)
+        const int match = diag + column[q[r]];
+        const int h = kLocal ? max3_relu(match, e, f) : max3(match, e, f);
+        diag = H[r];
+        H[r] = h;
+        E[r] = e;
+        const int i = i0 + r;
+        if (kLocal) {
+          // First best cell in column-major order: smaller j, then smaller i.
+          if (i < m &&
+              (h > best || (h == best && h > 0 && (j < best_j || (j == best_j && i < best_i))))) {
+            best = h;
+            best_i = i;
+            best_j = j;
+          }
+        } else if (i == m - 1 && j == n - 1) {
+          best = h;
+        }
+        if (r + 1 < kRows) {
+          f = add_max(f, -gap.extend, h - gap.open);  // F(i + 1, j)
+        } else if (i0 + kRows < m) {
+          edge[static_cast<std::size_t>(j) * kSlotGroup] = make_int2(h, f);
+        }
+      }
+    }
+  }
+  result.score = best;
+  result.query_end = kLocal ? best_i : m - 1;
+  result.target_end = kLocal ? best_j : n - 1;
+  out[blockIdx.y * targets.slots + slot] = result;
+}
+
+void launch_score_db(bool local, const TargetsView& targets, const QueryBatch& queries,
+                     std::uint32_t query_count, const int* matrix, int alphabet, GapCosts gap,
+                     int2* edges, PairScore* out, gpuStream_t stream) {
+  const dim3 grid((targets.slots + kThreads - 1) / kThreads, query_count);
+  if (local)
+    score_db_kernel<true>
+        <<<grid, kThreads, 0, stream>>>(targets, queries, matrix, alphabet, gap, edges, out);
+  else
+    score_db_kernel<false>
+        <<<grid, kThreads, 0, stream>>>(targets, queries, matrix, alphabet, gap, edges, out);
+  GPU_CHECK_LAUNCH();
+}
+
+template <class T>
+DeviceBuffer upload(const T* data, std::size_t count, Stream& stream) {
+  DeviceBuffer buffer(count * sizeof(T));
+  if (count > 0) copy_to_device(buffer.data(), data, count * sizeof(T), stream);
+  return buffer;
+}
+
+}  // namespace
+
+DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
+                                 std::span<const std::uint64_t> offsets) {
+  const std::size_t count = offsets.empty() ? 0 : offsets.size() - 1;
+  lengths_.resize(count);
+  for (std::size_t k = 0; k < count; ++k)
+    lengths_[k] = static_cast<std::uint32_t>(offsets[k + 1] - offsets[k]);
+  residues_ = count ? offsets[count] - offsets[0] : 0;
+
+  // Longest first, so the targets of one group (and one warp) have similar
+  // lengths: little padding, little divergence. Stable: ties keep input order.
+  order_.resize(count);
+  std::iota(order_.begin(), order_.end(), 0u);
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return lengths_[a] > lengths_[b]; });
+
+  const std::size_t groups = (count + kSlotGroup - 1) / kSlotGroup;
+  group_base_.resize(groups);
+  group_len_.resize(groups);
+  std::vector<std::uint32_t> slot_len(count);
+  std::vector<std::uint64_t> slot_base(count);
+  for (std::size_t g = 0; g < groups; ++g) {
+    group_base_[g] = interleaved_bytes_;
+    group_len_[g] = lengths_[order_[g * kSlotGroup]];
+    interleaved_bytes_ += std::uint64_t{group_len_[g]} * kSlotGroup;
+  }
+  std::vector<std::uint8_t> interleaved(interleaved_bytes_, 0);
+  for (std::size_t s = 0; s < count; ++s) {
+    const std::size_t g = s / kSlotGroup, lane = s % kSlotGroup;
+    const std::uint32_t k = order_[s];
+    slot_len[s] = lengths_[k];
+    slot_base[s] = group_base_[g] + lane;
+    const std::uint8_t* src = codes.data() + offsets[k];
+    for (std::uint32_t j = 0; j < lengths_[k]; ++j)
+      interleaved[group_base_[g] + std::uint64_t{j} * kSlotGroup + lane] = src[j];
+  }
+  codes_ = upload(interleaved.data(), interleaved.size(), stream_);
+  slot_len_ = upload(slot_len.data(), slot_len.size(), stream_);
+  slot_base_ = upload(slot_base.data(), slot_base.size(), stream_);
+  stream_.synchronize();  // the host staging vectors die here
+}
+
+Status DeviceTargetSet::can_implement(const ScoreParams& params) {
+  if (params.alphabet_size <= 0 || params.alphabet_size > kMaxAlphabet) return Status::kInvalidSize;
+  if (params.matrix.size() != static_cast<std::size_t>(params.alphabet_size) * params.alphabet_size)
+    return Status::kInvalidSize;
+  if (params.gap_open < 0 || params.gap_extend < 0) return Status::kInvalidArgument;
+  return Status::kSuccess;
+}
+
+Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
+                              std::span<const std::uint64_t> query_offsets,
+                              std::span<PairScore> out) {
+  if (const Status s = can_implement(params); s != Status::kSuccess) return s;
+  const std::size_t queries = query_offsets.empty() ? 0 : query_offsets.size() - 1;
+  if (out.size() != queries * size()) return Status::kInvalidSize;
+  if (queries == 0 || size() == 0) return Status::kSuccess;
+  for (std::uint8_t c : query_codes)
+    if (c >= params.alphabet_size) return Status::kInvalidArgument;
+
+  DeviceBuffer d_matrix = upload(params.matrix.data(), params.matrix.size(), stream_);
+  DeviceBuffer d_queries = upload(query_codes.data(), query_codes.size(), stream_);
+  DeviceBuffer d_offsets = upload(query_offsets.data(), query_offsets.size(), stream_);
+
+  // Queries per launch: enough blocks to fill the GPU, edge memory bounded
+  // (each query in flight needs one edge cell per interleaved target letter).
+  const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(int2);
+  const std::uint64_t edge_budget = std::uint64_t{2} << 30;
+  const std::uint32_t per_launch = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), 1, 64));
+  DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
+  DeviceBuffer d_out = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
+  std::vector<PairScore> by_slot(size() * per_launch);
+
+  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
+                         slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
+                         interleaved_bytes_};
+  const auto native = static_cast<gpuStream_t>(stream_.native());
+  for (std::size_t first = 0; first < queries; first += per_launch) {
+    const auto count =
+        static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
+    const QueryBatch batch{d_queries.as<std::uint8_t>(), d_offsets.as<std::uint64_t>(),
+                           static_cast<std::uint32_t>(first)};
+    launch_score_db(params.local, view, batch, count, d_matrix.as<int>(), params.alphabet_size,
+                    GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
+                    d_out.as<PairScore>(), native);
+    copy_to_host(by_slot.data(), d_out.data(), sizeof(PairScore) * size() * count, stream_);
+    stream_.synchronize();
+    for (std::uint32_t q = 0; q < count; ++q)
+      for (std::size_t s = 0; s < size(); ++s)
+        out[(first + q) * size() + order_[s]] = by_slot[q * size() + s];
+  }
+  scratch_pool_.release(std::move(edges));
+  scratch_pool_.release(std::move(d_out));
+  return Status::kSuccess;
+}
+
+}  // namespace seqfuse::gpu

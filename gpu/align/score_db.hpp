@@ -1,0 +1,72 @@
+// Device engine for alignment scores of many queries against one resident
+// target set (database search and all-against-all): one thread per target,
+// the query swept in register-held row chunks. Plain C++ header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+
+namespace seqfuse::gpu {
+
+inline constexpr int kMaxAlphabet = 32;
+// Targets are stored interleaved in groups of this many, so the threads of a
+// warp read neighbouring bytes at each target position.
+inline constexpr int kSlotGroup = 32;
+
+struct ScoreParams {
+  bool local = true;  // Smith-Waterman when true, Needleman-Wunsch when false
+  int gap_open = 11;  // a gap of length k costs gap_open + (k - 1) * gap_extend
+  int gap_extend = 1;
+  int alphabet_size = 0;    // <= kMaxAlphabet; codes are 0 .. alphabet_size-1
+  std::vector<int> matrix;  // alphabet_size^2, matrix[q * alphabet_size + t]
+};
+
+// Score and end cell (0-based). For local alignment the end is the first cell
+// reaching the best score in column-major order (smallest target position,
+// then smallest query position); -1/-1 when the best score is 0.
+struct PairScore {
+  std::int32_t score = 0;
+  std::int32_t query_end = -1;
+  std::int32_t target_end = -1;
+};
+
+class DeviceTargetSet {
+ public:
+  // Uploads the targets once. `codes` holds every target's letter codes back
+  // to back; target k is codes[offsets[k], offsets[k+1]). Throws
+  // OutOfDeviceMemory when the set does not fit.
+  DeviceTargetSet(std::span<const std::uint8_t> codes, std::span<const std::uint64_t> offsets);
+
+  [[nodiscard]] std::size_t size() const noexcept { return lengths_.size(); }
+  [[nodiscard]] std::uint64_t residues() const noexcept { return residues_; }
+
+  // Which of the scoring parameters and queries this engine can take.
+  [[nodiscard]] static Status can_implement(const ScoreParams& params);
+
+  // Scores every query against every target: out[q * size() + k]. Queries
+  // are letter codes like the targets. Blocks until the scores are on the host.
+  [[nodiscard]] Status score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
+                             std::span<const std::uint64_t> query_offsets,
+                             std::span<PairScore> out);
+
+ private:
+  std::vector<std::uint32_t> lengths_;  // by original target index
+  std::vector<std::uint32_t> order_;    // slot -> original index, longest first
+  std::vector<std::uint64_t>
+      group_base_;  // per group of kSlotGroup slots: start in interleaved storage
+  std::vector<std::uint32_t> group_len_;  // per group: longest target in it
+  std::uint64_t interleaved_bytes_ = 0;   // sum over groups of group_len * kSlotGroup
+  std::uint64_t residues_ = 0;
+  DeviceBuffer codes_;      // interleaved: codes[group_base + j * kSlotGroup + lane]
+  DeviceBuffer slot_len_;   // per slot: length
+  DeviceBuffer slot_base_;  // per slot: group_base (+ lane added on device)
+  DevicePool scratch_pool_;
+  Stream stream_;
+};
+
+}  // namespace seqfuse::gpu
