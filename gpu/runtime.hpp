@@ -5,9 +5,8 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
+#include <memory>
 #include <memory_resource>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,7 +65,8 @@ class DeviceBuffer {
 // fails too, OutOfDeviceMemory tells the caller to shrink its batch.
 class DevicePool {
  public:
-  DevicePool() = default;
+  DevicePool();
+  ~DevicePool();
   DevicePool(const DevicePool&) = delete;
   DevicePool& operator=(const DevicePool&) = delete;
 
@@ -77,8 +77,10 @@ class DevicePool {
   [[nodiscard]] std::size_t cached_bytes() const;
 
  private:
-  mutable std::mutex mutex_;
-  std::multimap<std::size_t, DeviceBuffer> free_;
+  // Behind a pointer: clang 15 (Debian's hipcc) crashes instantiating the
+  // cache's container in device compilation when .cu files include this.
+  struct Cache;
+  std::unique_ptr<Cache> cache_;
 };
 
 // Page-locked host memory, for copies that overlap kernels. Without a GPU
