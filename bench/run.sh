@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The benchmark cases: each times a seqfuse command against its peer tool on
+# real data through bench/compare.sh, which appends a row to the results page.
+# To add a case: write a case_<name> function (it may call skip) and add
+# <name> to CASES. A case whose binary or data is missing is skipped with a
+# line saying why; it does not fail the run.
+#
+# Usage: bench/run.sh [--quick] [--bin DIR] [--seeds DIR] [--work DIR]
+#          [--results FILE | --results-dir DIR] [--json-dir DIR] [--only NAME]...
+#   --quick        small inputs (50 MB) and 3 runs: checks the plumbing
+#   --bin DIR      seqfuse binaries (default: bundle/bin, else build-bundle/bin,
+#                  build-cuda/bin, build/bin: the first holding the program)
+#   --seeds DIR    small real inputs (default: bundle/data, else bench/work/seeds)
+#   --work DIR     where the big inputs are built (default: bench/work when it
+#                  holds the seeds, else ${TMPDIR:-/tmp}/seqfuse-bench)
+#   --results, --results-dir, --json-dir: passed to bench/compare.sh
+#   --only NAME    run only this case (repeatable); names are listed below
+# Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
+set -euo pipefail
+
+CASES=(fastq_parse_plain fastq_parse_gzip)
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+quick=0 bin="" seeds="" work="" runs=10 warmup=2
+compare_args=()
+only=()
+failed=() skipped=() passed=()
+
+usage() {
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+  echo "Cases: ${CASES[*]}"
+}
+log() { echo "bench: $*"; }
+die() { echo "bench: error: $*" >&2; exit 1; }
+q() { printf '%q' "$1"; }  # quote a path for the command strings hyperfine runs
+
+# A case calls skip and returns when it cannot run here; the reason is logged.
+skip() { skip_reason=$*; }
+
+find_bin() {  # find_bin NAME: path of a seqfuse program, empty when not built
+  local dir
+  for dir in "$bin" "$repo/bundle/bin" "$repo/build-bundle/bin" "$repo/build-cuda/bin" "$repo/build/bin"; do
+    [ -n "$dir" ] && [ -x "$dir/$1" ] && { echo "$dir/$1"; return 0; }
+    [ -n "$bin" ] && return 0  # --bin given: look nowhere else
+  done
+  return 0
+}
+
+need_tool() {  # need_tool NAME...: true when all are on PATH, else skip
+  local t
+  for t in "$@"; do
+    command -v "$t" >/dev/null || { skip "$t is not on PATH"; return 1; }
+  done
+}
+
+# Builds (or reuses) the FASTQ inputs once per run; sets fastq_dir.
+fastq_dir=""
+prepare_fastq() {
+  [ -z "$fastq_dir" ] || return 0
+  local target_mb=200
+  ((quick)) && target_mb=50
+  if [ ! -f "$seeds/shovill_R1.fq.gz" ]; then
+    skip "no seeds in '$seeds' (scripts/make-bench-data.sh here; device-bundle.sh --data for the GPU machine)"
+    return 1
+  fi
+  "$repo/scripts/make-bench-data.sh" --from "$seeds" --into "$work" --target-mb "$target_mb" ||
+    { skip "building the FASTQ input failed"; return 1; }
+  fastq_dir="$work/fastq"
+}
+
+fastq_desc() {  # input column: what the file is, its reads and size
+  local gz=${1:-}
+  local summary
+  summary=$(sed -n 's/^summary=//p' "$fastq_dir/reads.info")
+  if [ -n "$gz" ]; then
+    echo "$summary; gzip -6 $(($(wc -c <"$fastq_dir/reads.fq.gz") / 1000000)) MB"
+  else
+    echo "$summary; plain"
+  fi
+}
+
+compare() {  # compare NAME SEQFUSE PEER CHECK DESC
+  "$repo/bench/compare.sh" --name "$1" --seqfuse "$2" --peer "$3" --check "$4" \
+    --input-desc "$5" --runs "$runs" --warmup "$warmup" --build "$build" \
+    ${compare_args[@]+"${compare_args[@]}"}
+}
+
+# ---- cases -------------------------------------------------------------------
+
+# FASTQ parsing, plain text: the reader against a bare line count, the least
+# any FASTQ reader must do. Check: records = lines / 4.
+case_fastq_parse_plain() {
+  local io f
+  io=$(find_bin seqfuse-io-bench)
+  [ -n "$io" ] || { skip "seqfuse-io-bench is not built"; return 0; }
+  need_tool wc || return 0
+  prepare_fastq || return 0
+  f="$fastq_dir/reads.fq"
+  compare fastq-parse-plain "$(q "$io") $(q "$f")" "wc -l $(q "$f")" \
+    "test \"\$($(q "$io") $(q "$f") | sed -n 's/^records=\\([0-9]*\\) .*/\\1/p')\" = \"\$((\$(wc -l < $(q "$f")) / 4))\"" \
+    "$(fastq_desc)"
+}
+
+# FASTQ parsing, gzip: the reader (inflate + parse) against zcat (inflate only).
+case_fastq_parse_gzip() {
+  local io f
+  io=$(find_bin seqfuse-io-bench)
+  [ -n "$io" ] || { skip "seqfuse-io-bench is not built"; return 0; }
+  need_tool zcat wc || return 0
+  prepare_fastq || return 0
+  f="$fastq_dir/reads.fq.gz"
+  compare fastq-parse-gzip "$(q "$io") $(q "$f")" "zcat $(q "$f") > /dev/null" \
+    "test \"\$($(q "$io") $(q "$f") | sed -n 's/^records=\\([0-9]*\\) .*/\\1/p')\" = \"\$((\$(zcat $(q "$f") | wc -l) / 4))\"" \
+    "$(fastq_desc gz)"
+}
+
+# ---- driver ------------------------------------------------------------------
+
+parse_args() {
+  while (($#)); do
+    case "$1" in
+      -h|--help) usage; exit 0 ;;
+      --quick) quick=1; shift ;;
+      --bin|--seeds|--work|--results|--results-dir|--json-dir|--only)
+        (($# >= 2)) || die "$1 needs a value"
+        case "$1" in
+          --bin) bin=$2 ;;
+          --seeds) seeds=$2 ;;
+          --work) work=$2 ;;
+          --only) only+=("$2") ;;
+          *) compare_args+=("$1" "$2") ;;
+        esac
+        shift 2 ;;
+      *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+  done
+  if [ -z "$seeds" ]; then
+    seeds="$repo/bench/work/seeds"
+    [ -f "$repo/bundle/data/shovill_R1.fq.gz" ] && seeds="$repo/bundle/data"
+  fi
+  if [ -z "$work" ]; then
+    work="${TMPDIR:-/tmp}/seqfuse-bench"
+    [ -d "$repo/bench/work/seeds" ] && work="$repo/bench/work"
+  fi
+  ((quick)) && { runs=3; warmup=1; }
+  local name c
+  for name in ${only[@]+"${only[@]}"}; do
+    for c in "${CASES[@]}"; do [ "$c" = "$name" ] && continue 2; done
+    die "no case named '$name' (cases: ${CASES[*]})"
+  done
+}
+
+main() {
+  parse_args "$@"
+  command -v hyperfine >/dev/null || die "hyperfine is not on PATH (bundle/peers/bin?)"
+  local sf name rc
+  sf=$(find_bin seqfuse)
+  build="seqfuse unknown version"
+  if [ -n "$sf" ]; then build=$("$sf" --version 2>/dev/null | head -n1) || true; fi
+  [ -f "$repo/bundle/BUILD_INFO" ] &&
+    build+=" ($(sed -n 's/^commit=//p' "$repo/bundle/BUILD_INFO"))"
+  log "$((${#only[@]} ? ${#only[@]} : ${#CASES[@]})) case(s); seeds $seeds; work $work; $runs runs, $warmup warm-up; $build"
+  for name in "${CASES[@]}"; do
+    if ((${#only[@]})) && ! printf '%s\n' "${only[@]}" | grep -qxF "$name"; then continue; fi
+    skip_reason=""
+    log "case $name"
+    set +e
+    "case_$name"
+    rc=$?
+    set -e
+    if [ -n "$skip_reason" ]; then
+      log "case $name: SKIPPED: $skip_reason"
+      skipped+=("$name")
+    elif ((rc)); then
+      log "case $name: FAILED (exit $rc)"
+      failed+=("$name")
+    else
+      passed+=("$name")
+    fi
+  done
+  log "done: ${#passed[@]} ok, ${#failed[@]} failed${failed[*]:+ (${failed[*]})}, ${#skipped[@]} skipped${skipped[*]:+ (${skipped[*]})}"
+  ((${#failed[@]} == 0))
+}
+
+main "$@"
