@@ -1,4 +1,6 @@
 // seqfuse: the entry point stays thin. Subcommands live in cli_<name>.cpp.
+#include <htslib/hts_log.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -31,6 +33,8 @@ std::string parsed_subcommand_name(const CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // htslib would add its own lines to ours; our errors already say what failed.
+  hts_set_log_level(HTS_LOG_OFF);
   CLI::App app{"seqfuse: fused GPU kernels for sequence analysis", "seqfuse"};
   app.set_version_flag("--version", std::string("seqfuse ") + seqfuse::kVersion);
   app.require_subcommand(1);

@@ -1,0 +1,50 @@
+// CompressedInput: a byte stream from a plain, gzip or BGZF file (or stdin),
+// decompressed by htslib. Turns htslib's error codes into seqfuse::Error.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+extern "C" {
+struct BGZF;
+}
+
+namespace seqfuse::io {
+
+class CompressedInput {
+ public:
+  // `path` "-" reads standard input. Throws seqfuse::Error
+  // "cannot open '<path>': <reason>" when the file cannot be opened.
+  explicit CompressedInput(const std::string& path);
+  ~CompressedInput();
+  CompressedInput(const CompressedInput&) = delete;
+  CompressedInput& operator=(const CompressedInput&) = delete;
+
+  // Reads up to `capacity` bytes; fewer only at the end of the input.
+  // Returns 0 at the end. Throws seqfuse::Error
+  // "<name>: truncated or corrupt gzip input" or "<name>: read error: <reason>".
+  [[nodiscard]] std::size_t read(char* dst, std::size_t capacity);
+
+  // Uncompressed bytes handed out so far (for throughput and progress; may be
+  // read from another thread while this one reads).
+  [[nodiscard]] std::uint64_t bytes_read() const noexcept {
+    return bytes_read_.load(std::memory_order_relaxed);
+  }
+
+  // True for gzip and BGZF input.
+  [[nodiscard]] bool compressed() const noexcept;
+
+  // The name used in error messages: the path as given, or "stdin" for "-".
+  [[nodiscard]] const std::string& display_name() const noexcept { return display_name_; }
+
+ private:
+  [[noreturn]] void throw_read_error(int saved_errno) const;
+
+  BGZF* file_ = nullptr;
+  std::string display_name_;
+  std::atomic<std::uint64_t> bytes_read_{0};
+};
+
+}  // namespace seqfuse::io
