@@ -18,7 +18,7 @@
 # Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
 set -euo pipefail
 
-CASES=(fastq_parse_plain fastq_parse_gzip)
+CASES=(fastq_parse_plain fastq_parse_gzip protein_search)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 bin="" seeds="" work="" runs=10 warmup=2
@@ -115,6 +115,37 @@ case_fastq_parse_gzip() {
 }
 
 # ---- driver ------------------------------------------------------------------
+
+# Protein search, the issue's workload: MMseqs2's 500 example queries against
+# its 20,000 proteins, Smith-Waterman, BLOSUM62 11/1. seqfuse keeps the top 10
+# per query (its default device: the GPU where there is one); parasail_aligner
+# (every thread, striped "sat" kernels) writes every pair, which is the only
+# output it has. The check: every pair's score and end cell, seqfuse --top 0
+# CSV against parasail's CSV, sorted.
+case_protein_search() {
+  local sf dir q db threads runs=3 warmup=1
+  sf=$(find_bin seqfuse)
+  [ -n "$sf" ] || { skip "seqfuse is not built"; return 0; }
+  need_tool parasail_aligner sort cmp || return 0
+  [ -f "$seeds/mmseqs_DB.fasta.gz" ] || { skip "no mmseqs_DB.fasta.gz in '$seeds'"; return 0; }
+  dir="$work/protein"
+  mkdir -p "$dir"
+  q="$dir/QUERY.fasta" db="$dir/DB.fasta"
+  gzip -dc "$seeds/mmseqs_DB.fasta.gz" >"$db"
+  if ((quick)); then
+    gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" | awk '/^>/{n++} n<=50' >"$q"
+  else
+    gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" >"$q"
+  fi
+  threads=$(nproc)
+  local parasail="parasail_aligner -x -t $threads -a sw_striped_sat -m blosum62 -o 11 -e 1 -q $(q "$q") -f $(q "$db") -g $(q "$dir/parasail.csv") <&- >/dev/null"
+  compare protein-search-sw \
+    "$(q "$sf") align-sw $(q "$q") $(q "$db") --top 10 -t $threads -q -o $(q "$dir/seqfuse.tsv")" \
+    "$parasail" \
+    "$(q "$sf") align-sw $(q "$q") $(q "$db") --top 0 --format csv -t $threads -q | sort -S 2G > $(q "$dir/a.csv") && sort -S 2G $(q "$dir/parasail.csv") > $(q "$dir/b.csv") && cmp $(q "$dir/a.csv") $(q "$dir/b.csv")" \
+    "$(grep -c '>' "$q") queries x $(grep -c '>' "$db") proteins (mmseqs2-examples), SW blosum62 11/1, $threads threads"
+  "$sf" align-sw "$q" "$db" --top 10 -t "$threads" -o /dev/null 2>&1 | tail -1 | sed 's/^/bench: /'
+}
 
 parse_args() {
   while (($#)); do

@@ -56,7 +56,12 @@ copy_seeds() {  # copy_seeds DEST: the compressed real reads, under stable names
     src=$(package_file "$seed_package" "${seed_package_files[$i]}")
     cp -f "$src" "$dest/${seed_names[$i]}"
   done
-  log "seeds: ${seed_names[*]} from $seed_package -> $dest ($(du -sh "$dest" | cut -f1))"
+  # Protein search: MMseqs2's 500 example queries and its 20,000-protein DB.
+  for i in DB QUERY; do
+    src=$(package_file mmseqs2-examples "$i.fasta.gz")
+    cp -f "$src" "$dest/mmseqs_$i.fasta.gz"
+  done
+  log "seeds: ${seed_names[*]} from $seed_package, mmseqs_{DB,QUERY}.fasta.gz from mmseqs2-examples -> $dest ($(du -sh "$dest" | cut -f1))"
 }
 
 # Repeats the seeds' reads whole until the plain file has at least target_mb

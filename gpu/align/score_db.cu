@@ -22,6 +22,9 @@ struct QueryBatch {
   const std::uint8_t* codes;
   const std::uint64_t* offsets;  // offsets[q], offsets[q + 1] bound query q
   std::uint32_t first;           // query index of blockIdx.y == 0
+  // Pairwise mode: slot s aligns its target with query pair_query[s] (the
+  // target's own index), one launch row; null for all-against-all.
+  const std::uint32_t* pair_query;
 };
 
 struct TargetsView {
@@ -54,7 +57,8 @@ __global__ void __launch_bounds__(kThreads)
 
   const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
   if (slot >= targets.slots) return;
-  const std::uint32_t qi = queries.first + blockIdx.y;
+  const std::uint32_t qi =
+      queries.pair_query ? queries.pair_query[slot] : queries.first + blockIdx.y;
   const std::uint8_t* query = queries.codes + queries.offsets[qi];
   const int m = static_cast<int>(queries.offsets[qi + 1] - queries.offsets[qi]);
   const int n = static_cast<int>(targets.length[slot]);
@@ -125,8 +129,9 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   result.score = best;
-  result.query_end = kLocal ? best_i : m - 1;
-  result.target_end = kLocal ? best_j : n - 1;
+  // A local score of 0 is reported at cell (0, 0), as Parasail does.
+  result.query_end = kLocal ? max(best_i, 0) : m - 1;
+  result.target_end = kLocal ? max(best_j, 0) : n - 1;
   out[blockIdx.y * targets.slots + slot] = result;
 }
 
@@ -190,6 +195,7 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   codes_ = upload(interleaved.data(), interleaved.size(), stream_);
   slot_len_ = upload(slot_len.data(), slot_len.size(), stream_);
   slot_base_ = upload(slot_base.data(), slot_base.size(), stream_);
+  slot_order_ = upload(order_.data(), order_.size(), stream_);
   stream_.synchronize();  // the host staging vectors die here
 }
 
@@ -233,7 +239,7 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     const QueryBatch batch{d_queries.as<std::uint8_t>(), d_offsets.as<std::uint64_t>(),
-                           static_cast<std::uint32_t>(first)};
+                           static_cast<std::uint32_t>(first), nullptr};
     launch_score_db(params.local, view, batch, count, d_matrix.as<int>(), params.alphabet_size,
                     GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
                     d_out.as<PairScore>(), native);
@@ -243,6 +249,39 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
       for (std::size_t s = 0; s < size(); ++s)
         out[(first + q) * size() + order_[s]] = by_slot[q * size() + s];
   }
+  scratch_pool_.release(std::move(edges));
+  scratch_pool_.release(std::move(d_out));
+  return Status::kSuccess;
+}
+
+Status DeviceTargetSet::score_pairs(const ScoreParams& params,
+                                    std::span<const std::uint8_t> query_codes,
+                                    std::span<const std::uint64_t> query_offsets,
+                                    std::span<PairScore> out) {
+  if (const Status s = can_implement(params); s != Status::kSuccess) return s;
+  if (query_offsets.size() != size() + 1 || out.size() != size()) return Status::kInvalidSize;
+  if (size() == 0) return Status::kSuccess;
+  for (std::uint8_t c : query_codes)
+    if (c >= params.alphabet_size) return Status::kInvalidArgument;
+
+  DeviceBuffer d_matrix = upload(params.matrix.data(), params.matrix.size(), stream_);
+  DeviceBuffer d_queries = upload(query_codes.data(), query_codes.size(), stream_);
+  DeviceBuffer d_offsets = upload(query_offsets.data(), query_offsets.size(), stream_);
+  DeviceBuffer edges = scratch_pool_.acquire(interleaved_bytes_ * sizeof(int2));
+  DeviceBuffer d_out = scratch_pool_.acquire(sizeof(PairScore) * size());
+  std::vector<PairScore> by_slot(size());
+
+  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
+                         slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
+                         interleaved_bytes_};
+  const QueryBatch batch{d_queries.as<std::uint8_t>(), d_offsets.as<std::uint64_t>(), 0,
+                         slot_order_.as<std::uint32_t>()};
+  launch_score_db(params.local, view, batch, 1, d_matrix.as<int>(), params.alphabet_size,
+                  GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
+                  d_out.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
+  copy_to_host(by_slot.data(), d_out.data(), sizeof(PairScore) * size(), stream_);
+  stream_.synchronize();
+  for (std::size_t s = 0; s < size(); ++s) out[order_[s]] = by_slot[s];
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(d_out));
   return Status::kSuccess;

@@ -28,7 +28,8 @@ struct ScoreParams {
 
 // Score and end cell (0-based). For local alignment the end is the first cell
 // reaching the best score in column-major order (smallest target position,
-// then smallest query position); -1/-1 when the best score is 0.
+// then smallest query position); (0, 0) when the best score is 0 and
+// (-1, -1) when a sequence is empty, as Parasail reports them.
 struct PairScore {
   std::int32_t score = 0;
   std::int32_t query_end = -1;
@@ -54,6 +55,12 @@ class DeviceTargetSet {
                              std::span<const std::uint64_t> query_offsets,
                              std::span<PairScore> out);
 
+  // Pairwise: out[k] scores query k against target k (one query per target).
+  [[nodiscard]] Status score_pairs(const ScoreParams& params,
+                                   std::span<const std::uint8_t> query_codes,
+                                   std::span<const std::uint64_t> query_offsets,
+                                   std::span<PairScore> out);
+
  private:
   std::vector<std::uint32_t> lengths_;  // by original target index
   std::vector<std::uint32_t> order_;    // slot -> original index, longest first
@@ -62,9 +69,10 @@ class DeviceTargetSet {
   std::vector<std::uint32_t> group_len_;  // per group: longest target in it
   std::uint64_t interleaved_bytes_ = 0;   // sum over groups of group_len * kSlotGroup
   std::uint64_t residues_ = 0;
-  DeviceBuffer codes_;      // interleaved: codes[group_base + j * kSlotGroup + lane]
-  DeviceBuffer slot_len_;   // per slot: length
-  DeviceBuffer slot_base_;  // per slot: group_base (+ lane added on device)
+  DeviceBuffer codes_;       // interleaved: codes[group_base + j * kSlotGroup + lane]
+  DeviceBuffer slot_len_;    // per slot: length
+  DeviceBuffer slot_base_;   // per slot: group_base (+ lane added on device)
+  DeviceBuffer slot_order_;  // per slot: the target's original index
   DevicePool scratch_pool_;
   Stream stream_;
 };

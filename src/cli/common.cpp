@@ -4,6 +4,11 @@
 
 namespace seqfuse::cli {
 
+std::string& command_line() {
+  static std::string line;
+  return line;
+}
+
 void add_threads_option(CLI::App& app, CommonOptions& options) {
   app.add_option("-t,--threads", options.threads, "Worker threads (0: all hardware threads)")
       ->check(CLI::NonNegativeNumber)

@@ -41,7 +41,11 @@ int main(int argc, char** argv) {
   app.footer("Run 'seqfuse <subcommand> --help' for its options and examples.");
 
   std::vector<seqfuse::cli::Subcommand> subcommands;
+  subcommands.push_back(seqfuse::cli::add_align(app, seqfuse::align::AlignMode::global));
+  subcommands.push_back(seqfuse::cli::add_align(app, seqfuse::align::AlignMode::local));
   subcommands.push_back(seqfuse::cli::add_info(app));
+  for (int i = 0; i < argc; ++i)
+    seqfuse::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
 
   // CLI11 would call a mistyped subcommand "extra arguments"; name it.
   if (argc > 1 && argv[1][0] != '-' &&

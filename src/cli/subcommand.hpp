@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "align/alignment.hpp"
 #include "core/device_choice.hpp"
 
 namespace seqfuse::cli {
@@ -29,6 +30,10 @@ void add_quiet_option(CLI::App& app, CommonOptions& options);
 // --device resolved against the GPUs this build and machine have.
 [[nodiscard]] DeviceChoice choose_device(const CommonOptions& options);
 
+// The command line as typed, for provenance lines (SAM @PG).
+[[nodiscard]] std::string& command_line();
+
 Subcommand add_info(CLI::App& parent);
+Subcommand add_align(CLI::App& parent, align::AlignMode mode);
 
 }  // namespace seqfuse::cli

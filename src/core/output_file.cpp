@@ -82,6 +82,12 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   struct stat st {};
   if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw Error("cannot write '" + path_ + "': it is a directory");
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // /dev/null, a FIFO, /dev/stdout: written through, never replaced by a rename.
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) throw Error("cannot open output '" + path_ + "': " + errno_text());
+    return;
+  }
 
   const auto slash = path_.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
@@ -106,6 +112,12 @@ OutputFile::~OutputFile() {
       }
     }
     return;
+  }
+  if (temp_path_.empty() && !committed_) {
+    try {
+      flush();  // a device or pipe: what was produced so far belongs to it
+    } catch (...) {
+    }
   }
   if (fd_ >= 0) ::close(fd_);
   if (!committed_ && !temp_path_.empty()) ::unlink(temp_path_.c_str());
@@ -144,6 +156,7 @@ void OutputFile::commit() {
   flush();
   committed_ = true;
   if (is_stdout()) return;
+  if (temp_path_.empty()) return;  // written through (a device or pipe); closed on destruction
   if (::close(fd_) != 0) {
     fd_ = -1;
     committed_ = false;

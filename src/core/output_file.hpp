@@ -11,7 +11,8 @@ namespace seqfuse {
 
 class OutputFile {
  public:
-  // `path` "-" means standard output (written through, nothing to rename).
+  // `path` "-" means standard output; it and other non-regular files that
+  // exist (/dev/null, a FIFO) are written through, with nothing to rename.
   // Creates the temporary file at once, so an unwritable target fails
   // before any work starts. Throws seqfuse::Error naming the path.
   explicit OutputFile(std::string path);
@@ -33,7 +34,7 @@ class OutputFile {
   void flush();
 
   std::string path_;
-  std::string temp_path_;  // empty for stdout
+  std::string temp_path_;  // empty when written through
   int fd_ = -1;
   int cleanup_slot_ = -1;
   bool committed_ = false;

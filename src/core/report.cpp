@@ -20,13 +20,15 @@ std::string si_number(double value) {
   return text;
 }
 
-std::string rate(double amount, double seconds, std::string_view unit) {
-  const double per_second = seconds > 0 ? amount / seconds : 0.0;
-  std::string text = si_number(per_second);
+std::string per_second(double amount, double seconds, std::string_view unit) {
+  std::string text = si_number(seconds > 0 ? amount / seconds : 0.0);
   if (text.back() >= '0' && text.back() <= '9') text += ' ';
   text += unit;
-  text += "/s";
   return text;
+}
+
+std::string rate(double amount, double seconds, std::string_view unit) {
+  return per_second(amount, seconds, unit) + "/s";
 }
 
 Reporter::Reporter(std::string subcommand, bool quiet)

@@ -23,6 +23,8 @@ class Stopwatch {
 [[nodiscard]] std::string si_number(double value);
 // "12.3 Mbp/s": `amount` units over `seconds`, SI-scaled.
 [[nodiscard]] std::string rate(double amount, double seconds, std::string_view unit);
+// "1.23 GCUPS": for units that already mean "per second".
+[[nodiscard]] std::string per_second(double amount, double seconds, std::string_view unit);
 
 class Reporter {
  public:

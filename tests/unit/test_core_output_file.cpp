@@ -93,3 +93,14 @@ TEST_CASE("committed output honours the umask", "[core]") {
   CHECK((st.st_mode & 0777) == 0644);
   fs::remove_all(dir);
 }
+
+TEST_CASE("devices and pipes are written through, never renamed over", "[core]") {
+  {
+    seqfuse::OutputFile out("/dev/null");
+    out.write("discarded\n");
+    out.commit();
+  }
+  struct stat st {};
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+}

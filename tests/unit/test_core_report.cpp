@@ -11,4 +11,5 @@ TEST_CASE("SI numbers keep three significant digits", "[core]") {
   CHECK(seqfuse::si_number(5e15) == "5000 T");
   CHECK(seqfuse::rate(3e9, 2.0, "bp") == "1.50 Gbp/s");
   CHECK(seqfuse::rate(50, 0.0, "reads") == "0.00 reads/s");
+  CHECK(seqfuse::per_second(2.23e12, 2.0, "CUPS") == "1.11 TCUPS");
 }

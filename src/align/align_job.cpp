@@ -1,0 +1,165 @@
+#include "align/align_job.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "align/cpu_engine.hpp"
+#include "align/gpu_scores.hpp"
+#include "core/error.hpp"
+
+namespace seqfuse::align {
+namespace {
+
+// Results held at once on the GPU path: queries are scored in chunks so that
+// chunk x targets stays under this many scores.
+constexpr std::size_t kMaxScoresPerChunk = std::size_t{1} << 24;
+
+std::uint64_t cells_of(std::span<const Codes> queries, std::span<const Codes> targets) {
+  std::uint64_t q = 0, t = 0;
+  for (const Codes& c : queries) q += c.size();
+  for (const Codes& c : targets) t += c.size();
+  return q * t;
+}
+
+// The `top` best of row[begin, end) (all when top is 0): decreasing score,
+// ties in target order, the order CpuEngine::search keeps.
+void select_top(std::span<const AlignResult> row, std::size_t begin, std::size_t top,
+                std::vector<std::uint32_t>& picked) {
+  picked.resize(row.size() - std::min(begin, row.size()));
+  std::iota(picked.begin(), picked.end(), static_cast<std::uint32_t>(begin));
+  const auto better = [&](std::uint32_t a, std::uint32_t b) {
+    return row[a].score != row[b].score ? row[a].score > row[b].score : a < b;
+  };
+  if (top != 0 && picked.size() > top) {
+    std::partial_sort(picked.begin(), picked.begin() + static_cast<std::ptrdiff_t>(top),
+                      picked.end(), better);
+    picked.resize(top);
+  } else {
+    std::sort(picked.begin(), picked.end(), better);
+  }
+}
+
+AlignStats run_on_cpu(const AlignJob& job, const CpuEngine& engine, std::span<const Codes> q,
+                      std::span<const Codes> t, const std::function<void(const AlignHit&)>& emit) {
+  AlignStats stats;
+  switch (job.layout) {
+    case PairLayout::pairs: {
+      std::vector<AlignResult> out(q.size());
+      engine.align_pairs(q, t, out);
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        stats.cells += std::uint64_t{q[k].size()} * t[k].size();
+        emit({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), out[k]});
+      }
+      stats.pairs = out.size();
+      break;
+    }
+    case PairLayout::search: {
+      const auto hits = engine.search(q, t, job.top);
+      for (std::size_t i = 0; i < hits.size(); ++i)
+        for (const SearchHit& h : hits[i])
+          emit({static_cast<std::uint32_t>(i), h.target, h.result});
+      stats.pairs = std::uint64_t{q.size()} * t.size();
+      stats.cells = cells_of(q, t);
+      break;
+    }
+    case PairLayout::all_vs_all:
+      for (std::size_t i = 0; i + 1 < q.size(); ++i) {
+        const auto later = t.subspan(i + 1);
+        const auto hits = engine.search(q.subspan(i, 1), later, job.top);
+        for (const SearchHit& h : hits.front())
+          emit({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1 + h.target),
+                h.result});
+        stats.pairs += later.size();
+        stats.cells += cells_of(q.subspan(i, 1), later);
+      }
+      break;
+  }
+  return stats;
+}
+
+// Traced alignments must land on the scores the GPU found: a cheap check that
+// the two engines agree on every pair that is written out.
+void replace_with_traced(const AlignResult& traced, AlignResult& scored) {
+  if (traced.score != scored.score || traced.query_end != scored.query_end ||
+      traced.target_end != scored.target_end)
+    throw Error("internal: GPU score " + std::to_string(scored.score) +
+                " differs from the traced alignment's " + std::to_string(traced.score));
+  scored = traced;
+}
+
+AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme, const CpuEngine& tracer,
+                      const EncodedSequences& queries, const EncodedSequences& targets,
+                      std::span<const Codes> q, std::span<const Codes> t,
+                      const std::function<void(const AlignHit&)>& emit) {
+  AlignStats stats;
+  GpuScorer scorer(scheme, job.mode, targets);
+  std::vector<AlignResult> scores;
+
+  if (job.layout == PairLayout::pairs) {
+    scorer.score_pairs(queries, scores);
+    if (job.traceback) {
+      std::vector<AlignResult> traced(scores.size());
+      tracer.align_pairs(q, t, traced);
+      for (std::size_t k = 0; k < scores.size(); ++k) replace_with_traced(traced[k], scores[k]);
+    }
+    for (std::size_t k = 0; k < scores.size(); ++k) {
+      stats.cells += std::uint64_t{q[k].size()} * t[k].size();
+      emit({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), scores[k]});
+    }
+    stats.pairs = scores.size();
+    stats.device_seconds = scorer.device_seconds();
+    return stats;
+  }
+
+  const std::size_t chunk =
+      std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(t.size(), 1));
+  std::vector<std::uint32_t> picked;
+  std::vector<PairIndex> kept;
+  std::vector<AlignResult> traced;
+  for (std::size_t first = 0; first < q.size(); first += chunk) {
+    const std::size_t count = std::min(chunk, q.size() - first);
+    scorer.score_all(queries, first, count, scores);
+    stats.pairs += std::uint64_t{count} * t.size();
+    stats.cells += cells_of(q.subspan(first, count), t);
+
+    // Top hits of each query of the chunk, in output order.
+    kept.clear();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t qi = first + i;
+      const std::span<const AlignResult> row(scores.data() + i * t.size(), t.size());
+      select_top(row, job.layout == PairLayout::all_vs_all ? qi + 1 : 0, job.top, picked);
+      for (std::uint32_t ti : picked) kept.push_back({static_cast<std::uint32_t>(qi), ti});
+    }
+    if (job.traceback) {
+      traced.resize(kept.size());
+      tracer.align_pairs(q, t, kept, traced);
+    }
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      AlignResult result = scores[(kept[k].query - first) * t.size() + kept[k].target];
+      if (job.traceback) replace_with_traced(traced[k], result);
+      emit({kept[k].query, kept[k].target, result});
+    }
+  }
+  stats.device_seconds = scorer.device_seconds();
+  return stats;
+}
+
+}  // namespace
+
+AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
+                         const EncodedSequences& queries, const EncodedSequences& targets,
+                         const std::function<void(const AlignHit&)>& emit) {
+  const EncodedSequences& against = job.layout == PairLayout::all_vs_all ? queries : targets;
+  const std::vector<Codes> q = queries.views();
+  const std::vector<Codes> t = against.views();
+  if (job.layout == PairLayout::pairs && q.size() != t.size())
+    throw Error("internal: pairs need as many targets as queries");
+
+  const CpuEngine engine(scheme, job.mode, {.threads = job.threads, .traceback = job.traceback});
+  if (!job.gpu) return run_on_cpu(job, engine, q, t, emit);
+  return run_on_gpu(job, scheme, engine, queries, against, q, t, emit);
+}
+
+}  // namespace seqfuse::align

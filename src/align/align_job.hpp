@@ -1,0 +1,49 @@
+// One alignment run as the CLI asks for it: pairs, query-against-target
+// search with top N per query, or all against all within one file; on the
+// CPU engine or the GPU, with identical results either way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "align/alignment.hpp"
+#include "align/scoring.hpp"
+
+namespace seqfuse::align {
+
+enum class PairLayout {
+  pairs,       // query k with target k
+  search,      // every query with every target
+  all_vs_all,  // within the queries: i with j for i < j
+};
+
+struct AlignJob {
+  AlignMode mode = AlignMode::local;
+  PairLayout layout = PairLayout::search;
+  std::size_t top = 10;  // hits kept per query (search, all_vs_all); 0 keeps all
+  bool traceback = false;
+  unsigned threads = 1;
+  bool gpu = false;  // score on the GPU (caller checked gpu_can_score)
+};
+
+struct AlignHit {
+  std::uint32_t query = 0;
+  std::uint32_t target = 0;  // index into targets (into queries for all_vs_all)
+  AlignResult result;
+};
+
+struct AlignStats {
+  std::uint64_t pairs = 0;
+  std::uint64_t cells = 0;    // sum of query length x target length over every pair scored
+  double device_seconds = 0;  // GPU only: time inside the device engine
+};
+
+// Calls `emit` for every kept hit: queries in input order; within a query,
+// decreasing score with ties in target order (pairs: in pair order).
+// `targets` is ignored for all_vs_all.
+AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
+                         const EncodedSequences& queries, const EncodedSequences& targets,
+                         const std::function<void(const AlignHit&)>& emit);
+
+}  // namespace seqfuse::align

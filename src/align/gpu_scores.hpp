@@ -1,0 +1,42 @@
+// The GPU side of alignment, seen from src/: scores of many pairs computed by
+// gpu/align/score_db.cu. Plain C++; in a build without a GPU backend,
+// gpu_scores_compiled() is false and the other functions throw.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "align/alignment.hpp"
+#include "align/scoring.hpp"
+
+namespace seqfuse::align {
+
+[[nodiscard]] bool gpu_scores_compiled() noexcept;
+// Whether the GPU engine takes this scheme (alphabet of at most 32 letters).
+[[nodiscard]] bool gpu_can_score(const ScoringScheme& scheme);
+
+// Targets uploaded once, then scored against any number of queries.
+class GpuScorer {
+ public:
+  GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets);
+  ~GpuScorer();
+  GpuScorer(const GpuScorer&) = delete;
+  GpuScorer& operator=(const GpuScorer&) = delete;
+
+  // out[(q - first) * targets + t] for queries [first, first + count).
+  void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
+                 std::vector<AlignResult>& out);
+  // out[k]: query k against target k.
+  void score_pairs(const EncodedSequences& queries, std::vector<AlignResult>& out);
+
+  // Seconds spent inside score calls (upload, kernels, download).
+  [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  double device_seconds_ = 0;
+};
+
+}  // namespace seqfuse::align

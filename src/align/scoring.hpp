@@ -1,0 +1,133 @@
+// ScoringScheme: a substitution matrix over an alphabet, plus affine gap
+// penalties. Sequences are encoded once into alphabet codes (one byte per
+// residue, lowercase folded to uppercase); every engine works on codes.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpu/align/dp_cell.hpp"
+
+namespace seqfuse::align {
+
+// Encoded residues of one sequence: indices into a ScoringScheme's alphabet.
+using Codes = std::span<const std::uint8_t>;
+
+// How the match/mismatch DNA scheme scores N and the other IUPAC codes.
+enum class AmbiguousBases {
+  mismatch,  // against anything, as a mismatch (seqfuse's rule, DESIGN.md)
+  zero,      // against anything, 0: what `parasail_aligner -d -M m -X x` does
+};
+
+// Where encode() stopped: the first letter outside the alphabet.
+struct EncodeStatus {
+  bool ok = true;
+  std::size_t position = 0;  // 0-based index of the bad letter in the sequence
+  char letter = 0;
+};
+
+class ScoringScheme {
+ public:
+  static constexpr std::uint8_t kNotInAlphabet = 0xFF;
+  static constexpr std::size_t kMaxAlphabet = 64;
+
+  // `scores` is row-major, letters.size()^2 entries, each within [-127, 127].
+  // Letters are case-folded to uppercase and must be distinct printable
+  // characters. Throws UsageError for bad gaps, Error for a bad table.
+  ScoringScheme(std::string name, std::string_view letters, std::span<const int> scores,
+                GapPenalties gaps);
+
+  // blosum45, blosum50, blosum62, blosum80, pam30, pam70, pam250, nuc44
+  // (UsageError for another name).
+  [[nodiscard]] static ScoringScheme builtin(std::string_view matrix_name, GapPenalties gaps);
+  [[nodiscard]] static std::vector<std::string_view> builtin_names();
+  // An NCBI-format matrix file (see matrix_file.hpp).
+  [[nodiscard]] static ScoringScheme from_matrix_file(const std::string& path, GapPenalties gaps);
+  // A builtin name, else a path to a matrix file.
+  [[nodiscard]] static ScoringScheme named_or_file(const std::string& name_or_path,
+                                                   GapPenalties gaps);
+  // DNA: A, C, G, T score `match` against themselves and `mismatch` (a score,
+  // normally negative) against each other. N and the IUPAC ambiguity codes
+  // R Y S W K M B D H V are accepted and scored as `ambiguous` says; a code
+  // never matches, not even itself.
+  [[nodiscard]] static ScoringScheme match_mismatch(
+      int match, int mismatch, GapPenalties gaps,
+      AmbiguousBases ambiguous = AmbiguousBases::mismatch);
+
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] std::string_view letters() const noexcept { return letters_; }
+  [[nodiscard]] std::size_t alphabet_size() const noexcept { return letters_.size(); }
+  [[nodiscard]] GapPenalties gaps() const noexcept { return gaps_; }
+  [[nodiscard]] int gap_open() const noexcept { return gaps_.open; }
+  [[nodiscard]] int gap_extend() const noexcept { return gaps_.extend; }
+
+  [[nodiscard]] int score(std::uint8_t a, std::uint8_t b) const noexcept {
+    return table_[a * letters_.size() + b];
+  }
+  // Row-major alphabet_size()^2 table, the layout kernels copy.
+  [[nodiscard]] std::span<const std::int8_t> table() const noexcept { return table_; }
+  [[nodiscard]] int max_score() const noexcept { return max_score_; }
+  [[nodiscard]] int min_score() const noexcept { return min_score_; }
+
+  // The code of a letter (either case), or kNotInAlphabet.
+  [[nodiscard]] std::uint8_t code(char letter) const noexcept {
+    return codes_[static_cast<unsigned char>(letter)];
+  }
+  [[nodiscard]] char letter(std::uint8_t code) const noexcept { return letters_[code]; }
+
+  // Appends the codes of `sequence` to `codes`. On a letter outside the
+  // alphabet, stops, leaves `codes` as it was and reports that letter.
+  [[nodiscard]] EncodeStatus encode(std::string_view sequence,
+                                    std::vector<std::uint8_t>& codes) const;
+  // Same, but throws seqfuse::Error "letter 'J' is not in matrix blosum62,
+  // record 'sp|P1' position 18" (1-based position).
+  void encode_or_throw(std::string_view sequence, std::string_view record_name,
+                       std::vector<std::uint8_t>& codes) const;
+
+ private:
+  std::string name_;
+  std::string letters_;
+  std::vector<std::int8_t> table_;
+  std::array<std::uint8_t, 256> codes_{};
+  GapPenalties gaps_;
+  int max_score_ = 0;
+  int min_score_ = 0;
+};
+
+// Throws UsageError unless 0 <= extend <= open <= 10000. open >= extend is
+// what makes a gap of length k cost open + (k - 1) * extend under the Gotoh
+// recurrence (a cheaper open would let two adjacent gaps undercut one long gap).
+void validate_gaps(GapPenalties gaps);
+
+// Many sequences encoded into one flat buffer, so engines index them without
+// copying per pair.
+class EncodedSequences {
+ public:
+  explicit EncodedSequences(const ScoringScheme& scheme) : scheme_(&scheme) {}
+
+  // Throws seqfuse::Error naming the record on a letter outside the alphabet.
+  void append(std::string_view sequence, std::string_view record_name);
+
+  [[nodiscard]] std::size_t size() const noexcept { return offsets_.size() - 1; }
+  [[nodiscard]] Codes operator[](std::size_t i) const noexcept {
+    return Codes(codes_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]);
+  }
+  // One view per sequence, the form engines take. Valid until the next append.
+  [[nodiscard]] std::vector<Codes> views() const;
+  // Every sequence's codes back to back, and where each starts (size() + 1
+  // entries): the layout the GPU engine uploads in one copy.
+  [[nodiscard]] Codes flat_codes() const noexcept { return codes_; }
+  [[nodiscard]] std::span<const std::uint64_t> offsets() const noexcept { return offsets_; }
+
+ private:
+  const ScoringScheme* scheme_;
+  std::vector<std::uint8_t> codes_;
+  std::vector<std::uint64_t> offsets_{0};
+};
+
+}  // namespace seqfuse::align

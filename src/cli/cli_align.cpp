@@ -1,0 +1,226 @@
+// seqfuse align-sw / align-nw: pairwise alignment, CPU or GPU, scores equal
+// to Parasail's.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "align/align_job.hpp"
+#include "align/gpu_scores.hpp"
+#include "align/output_format.hpp"
+#include "align/scoring.hpp"
+#include "core/error.hpp"
+#include "core/output_file.hpp"
+#include "core/report.hpp"
+#include "io/batch_reader.hpp"
+#include "subcommand.hpp"
+
+namespace seqfuse::cli {
+namespace {
+
+using align::AlignMode;
+
+struct AlignConfig {
+  CommonOptions common;
+  AlignMode mode = AlignMode::local;
+  std::string query;
+  std::string target;  // empty: all against all within QUERY
+  std::string output = "-";
+  bool pairs = false;
+  int top = 10;
+  std::string matrix;  // empty: the alphabet's default
+  std::optional<int> gap_open, gap_extend;
+  std::optional<int> match, mismatch;
+  std::string alphabet = "auto";
+  bool traceback = false;
+  std::string format = "tsv";
+};
+
+// Every problem with the command line at once, before any work.
+void validate(const AlignConfig& c) {
+  std::string problems;
+  const auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
+  if (c.pairs && c.target.empty()) add("--pairs needs a TARGET file");
+  if (c.top < 0) add("--top must be 0 or more");
+  if (c.alphabet != "auto" && c.alphabet != "dna" && c.alphabet != "protein")
+    add("--alphabet must be auto, dna or protein");
+  if (!c.matrix.empty() && (c.match || c.mismatch))
+    add("--matrix and --match/--mismatch exclude each other");
+  if (c.alphabet == "protein" && (c.match || c.mismatch))
+    add("--match/--mismatch score DNA, not protein");
+  if (c.match && *c.match <= 0) add("--match must be a positive score");
+  if (c.mismatch && *c.mismatch > 0) add("--mismatch is a score: 0 or negative, such as -3");
+  if (c.gap_open && *c.gap_open < 0) add("--gap-open is a penalty: 0 or more");
+  if (c.gap_extend && *c.gap_extend < 0) add("--gap-extend is a penalty: 0 or more");
+  try {
+    (void)align::parse_output_format(c.format);
+  } catch (const UsageError& e) {
+    add(e.what());
+  }
+  if (!problems.empty()) throw UsageError(problems);
+}
+
+// DNA when every letter is an IUPAC nucleotide code and most are A, C, G, T,
+// U or N. Proteins use E, F, I, L, P or Q (not nucleotide codes) within a few
+// dozen residues, so real protein sets do not pass.
+bool looks_like_dna(const io::SequenceBatch& batch) {
+  std::uint64_t acgtn = 0, total = 0;
+  for (char c : batch.bases) {
+    const char u = static_cast<char>(c & ~0x20);
+    if (std::string_view("ACGTUN").find(u) != std::string_view::npos) {
+      ++acgtn;
+    } else if (std::string_view("RYKMSWBDHV").find(u) == std::string_view::npos) {
+      return false;
+    }
+    ++total;
+  }
+  return total > 0 && acgtn * 2 >= total;
+}
+
+align::ScoringScheme make_scheme(const AlignConfig& c, bool dna) {
+  const bool protein = !dna;
+  align::GapPenalties gaps{protein ? 11 : 5, protein ? 1 : 2};
+  if (c.gap_open) gaps.open = *c.gap_open;
+  if (c.gap_extend) gaps.extend = *c.gap_extend;
+  align::validate_gaps(gaps);
+  if (!c.matrix.empty()) return align::ScoringScheme::named_or_file(c.matrix, gaps);
+  if (protein) return align::ScoringScheme::builtin("blosum62", gaps);
+  return align::ScoringScheme::match_mismatch(c.match.value_or(2), c.mismatch.value_or(-3), gaps);
+}
+
+io::SequenceBatch read_sequences(const std::string& path, const char* role) {
+  io::SequenceBatch batch = io::read_all(path);
+  if (batch.empty()) throw Error(std::string(role) + " '" + path + "' has no sequences");
+  return batch;
+}
+
+align::EncodedSequences encode(const align::ScoringScheme& scheme, const io::SequenceBatch& batch,
+                               const std::string& path) {
+  align::EncodedSequences encoded(scheme);
+  try {
+    for (std::size_t i = 0; i < batch.size(); ++i) encoded.append(batch.sequence(i), batch.name(i));
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  return encoded;
+}
+
+int run_align(const AlignConfig& config) {
+  Stopwatch clock;
+  const char* name = config.mode == AlignMode::local ? "align-sw" : "align-nw";
+  Reporter report(name, config.common.quiet);
+  const align::OutputFormat format = align::parse_output_format(config.format);
+  const DeviceChoice device = choose_device(config.common);
+  OutputFile out(config.output);  // created first: an unwritable path fails before work
+
+  const io::SequenceBatch query_batch = read_sequences(config.query, "QUERY");
+  const bool two_files = !config.target.empty();
+  const io::SequenceBatch target_batch =
+      two_files ? read_sequences(config.target, "TARGET") : io::SequenceBatch();
+  if (config.pairs && target_batch.size() != query_batch.size())
+    throw Error("--pairs: TARGET '" + config.target + "' has " +
+                std::to_string(target_batch.size()) + " records, QUERY '" + config.query +
+                "' has " + std::to_string(query_batch.size()));
+
+  const bool dna = config.alphabet == "dna" ||
+                   (config.alphabet == "auto" && config.matrix.empty() && !config.match &&
+                    !config.mismatch && looks_like_dna(query_batch)) ||
+                   (config.alphabet == "auto" && (config.match || config.mismatch));
+  const align::ScoringScheme scheme = make_scheme(config, dna);
+  const align::EncodedSequences queries = encode(scheme, query_batch, config.query);
+  const align::EncodedSequences targets =
+      two_files ? encode(scheme, target_batch, config.target) : align::EncodedSequences(scheme);
+  const io::SequenceBatch& target_names = two_files ? target_batch : query_batch;
+
+  align::AlignJob job;
+  job.mode = config.mode;
+  job.layout = config.pairs ? align::PairLayout::pairs
+               : two_files  ? align::PairLayout::search
+                            : align::PairLayout::all_vs_all;
+  job.top = static_cast<std::size_t>(config.top);
+  job.traceback = config.traceback || align::needs_traceback(format);
+  job.threads = resolve_threads(config.common.threads);
+  job.gpu = device.gpu && align::gpu_can_score(scheme);
+  if (device.gpu && !job.gpu) {
+    if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
+      throw Error("--device gpu: the GPU engine takes matrices of at most 32 letters; " +
+                  scheme.name() + " has " + std::to_string(scheme.alphabet_size()));
+    report.warn("matrix " + scheme.name() + " has more than 32 letters: aligning on the CPU");
+  }
+
+  align::AlignmentWriter writer(out, format, job.traceback, command_line());
+  std::vector<align::AlignmentWriter::Reference> references;
+  if (format == align::OutputFormat::sam) {
+    for (std::size_t i = 0; i < target_names.size(); ++i)
+      references.push_back({target_names.name(i), target_names.length(i)});
+  }
+  writer.begin(references);
+  const align::AlignStats stats =
+      align::run_alignment(job, scheme, queries, targets, [&](const align::AlignHit& hit) {
+        writer.write({hit.query, hit.target, query_batch.name(hit.query),
+                      target_names.name(hit.target), query_batch.sequence(hit.query),
+                      query_batch.length(hit.query), target_names.length(hit.target), &hit.result});
+      });
+  out.commit();
+
+  const double seconds = clock.seconds();
+  std::string what = std::to_string(stats.pairs) + " pairs, " +
+                     si_number(static_cast<double>(stats.cells)) + " cells on " +
+                     (job.gpu ? device.name() : std::string("cpu"));
+  std::string speed = per_second(static_cast<double>(stats.cells), seconds, "CUPS");
+  if (job.gpu)
+    speed +=
+        "; device " + per_second(static_cast<double>(stats.cells), stats.device_seconds, "CUPS");
+  report.summary(what, seconds, speed);
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_align(CLI::App& parent, AlignMode mode) {
+  auto config = std::make_shared<AlignConfig>();
+  config->mode = mode;
+  const bool local = mode == AlignMode::local;
+  const std::string name = local ? "align-sw" : "align-nw";
+  CLI::App* app = parent.add_subcommand(
+      name, local ? "Local pairwise alignment (Smith-Waterman), scores as Parasail's sw"
+                  : "Global pairwise alignment (Needleman-Wunsch), scores as Parasail's nw");
+  app->footer("Examples:\n  seqfuse " + name +
+              " queries.fa db.fa --top 10 -o hits.tsv      every query against db.fa\n"
+              "  seqfuse " +
+              name +
+              " a.fa b.fa --pairs --traceback      record i of a.fa with record i of b.fa\n"
+              "  seqfuse " +
+              name +
+              " reads.fa --alphabet dna --top 0        all against all within one file\n"
+              "Gaps: a gap of length k costs O + (k-1)*E. Protein defaults: blosum62, 11/1;\n"
+              "DNA defaults: match 2, mismatch -3, gaps 5/2. Coordinates are 0-based.");
+  app->add_option("QUERY", config->query, "Query FASTA/FASTQ (plain, gzip, - for stdin)")
+      ->required();
+  app->add_option("TARGET", config->target, "Target FASTA/FASTQ; without it, all against all");
+  app->add_flag("--pairs", config->pairs, "Align record i of QUERY with record i of TARGET");
+  app->add_option("--top", config->top, "Best targets kept per query (0 keeps all)")
+      ->capture_default_str();
+  app->add_option("--matrix", config->matrix,
+                  "blosum45/50/62/80, pam30/70/250, nuc44, or an NCBI-format file");
+  app->add_option("--gap-open", config->gap_open, "Gap open penalty O");
+  app->add_option("--gap-extend", config->gap_extend, "Gap extend penalty E");
+  app->add_option("--match", config->match, "DNA match score (default 2)");
+  app->add_option("--mismatch", config->mismatch, "DNA mismatch score (default -3)");
+  app->add_option("--alphabet", config->alphabet, "auto, dna or protein")->capture_default_str();
+  app->add_flag("--traceback", config->traceback,
+                "Add begin coordinates, CIGAR (=, X, I, D) and identity");
+  app->add_option("--format", config->format, "tsv, csv (parasail_aligner's), sam or blast6")
+      ->capture_default_str();
+  app->add_option("-o,--output", config->output, "Output path, - for stdout")
+      ->capture_default_str();
+  add_threads_option(*app, config->common);
+  add_device_option(*app, config->common);
+  add_quiet_option(*app, config->common);
+  return {app, [config] {
+            validate(*config);
+            return run_align(*config);
+          }};
+}
+
+}  // namespace seqfuse::cli

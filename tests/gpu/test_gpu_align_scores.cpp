@@ -1,0 +1,173 @@
+// The GPU score engine against the scalar reference, exactly: every built-in
+// matrix, several gap pairs, both modes, lengths 0, 1, 2 and long, and the
+// real protein fixture. Fresh random inputs each run (seed printed).
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "../unit/test_align_support.hpp"
+#include "align/reference.hpp"
+#include "gpu/align/score_db.hpp"
+
+namespace {
+
+using seqfuse::align::AlignMode;
+using seqfuse::align::ScoringScheme;
+namespace gpu = seqfuse::gpu;
+namespace test = seqfuse::align::test;
+
+struct Flat {
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint64_t> offsets{0};
+  void add(const std::vector<std::uint8_t>& c) {
+    codes.insert(codes.end(), c.begin(), c.end());
+    offsets.push_back(codes.size());
+  }
+  [[nodiscard]] seqfuse::align::Codes operator[](std::size_t i) const {
+    return {codes.data() + offsets[i], offsets[i + 1] - offsets[i]};
+  }
+  [[nodiscard]] std::size_t size() const { return offsets.size() - 1; }
+};
+
+gpu::ScoreParams params_for(const ScoringScheme& scheme, AlignMode mode) {
+  gpu::ScoreParams p;
+  p.local = mode == AlignMode::local;
+  p.gap_open = scheme.gap_open();
+  p.gap_extend = scheme.gap_extend();
+  p.alphabet_size = static_cast<int>(scheme.alphabet_size());
+  p.matrix.assign(scheme.table().begin(), scheme.table().end());
+  return p;
+}
+
+// Scores all queries against all targets on the GPU (output poisoned first)
+// and requires every pair to equal the reference.
+void require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode, const Flat& queries,
+                                const Flat& targets) {
+  gpu::DeviceTargetSet set(targets.codes, targets.offsets);
+  std::vector<gpu::PairScore> got(queries.size() * targets.size(), gpu::PairScore{-7777, -7, -7});
+  REQUIRE(set.score(params_for(scheme, mode), queries.codes, queries.offsets, got) ==
+          gpu::Status::kSuccess);
+  std::size_t wrong = 0;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const auto want = seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
+      const gpu::PairScore& g = got[q * targets.size() + t];
+      if (g.score != want.score || g.query_end != want.query_end ||
+          g.target_end != want.target_end) {
+        if (++wrong <= 5) {
+          UNSCOPED_INFO("query " << q << " (len " << queries[q].size() << ") target " << t
+                                 << " (len " << targets[t].size() << "): gpu " << g.score << " @"
+                                 << g.query_end << "," << g.target_end << " reference "
+                                 << want.score << " @" << want.query_end << "," << want.target_end);
+        }
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("GPU scores equal the reference on random inputs", "[gpu][align]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  for (const auto& scheme_case : test::all_scheme_cases()) {
+    for (const seqfuse::align::GapPenalties gaps :
+         {seqfuse::align::GapPenalties{11, 1}, seqfuse::align::GapPenalties{10, 2},
+          seqfuse::align::GapPenalties{5, 2}, seqfuse::align::GapPenalties{1, 1}}) {
+      const ScoringScheme scheme = test::make_scheme(scheme_case, gaps);
+      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
+                                << seqfuse::align::mode_name(mode));
+        Flat queries, targets;
+        for (int len : {0, 1, 2, 17, rng.uniform(1, 200), rng.uniform(1, 200)})
+          queries.add(test::encode(scheme, rng.random(scheme_case.letters, len)));
+        const std::string related = rng.random(scheme_case.letters, 120);
+        queries.add(test::encode(scheme, related));
+        for (int k = 0; k < 70; ++k) {
+          const int len = k < 3 ? k : rng.uniform(1, 250);
+          const std::string s = k % 4 == 3 ? rng.mutate(related, scheme_case.letters, 0.2)
+                                           : rng.random(scheme_case.letters, len);
+          targets.add(test::encode(scheme, s));
+        }
+        require_equal_to_reference(scheme, mode, queries, targets);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU scores equal the reference on long sequences", "[gpu][align]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::string letters(scheme.letters());
+  const std::string base = rng.random("ARNDCQEGHILKMFPSTWYV", 6000);
+  Flat queries, targets;
+  queries.add(test::encode(scheme, base));
+  queries.add(test::encode(scheme, rng.mutate(base, "ARNDCQEGHILKMFPSTWYV", 0.1)));
+  targets.add(test::encode(scheme, base));  // identical: a score far beyond 16 bits
+  targets.add(test::encode(scheme, rng.mutate(base, "ARNDCQEGHILKMFPSTWYV", 0.3)));
+  targets.add(test::encode(scheme, rng.random(letters, 9000)));
+  targets.add(test::encode(scheme, rng.random(letters, 3)));
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    require_equal_to_reference(scheme, mode, queries, targets);
+}
+
+TEST_CASE("GPU scores equal the reference on real proteins", "[gpu][align]") {
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  Flat queries, targets;
+  for (const auto& r : test::read_fasta(test::kAlignData / "proteins_queries.fa"))
+    queries.add(test::encode(scheme, r.sequence));
+  for (const auto& r : test::read_fasta(test::kAlignData / "proteins_targets.fa"))
+    targets.add(test::encode(scheme, r.sequence));
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    require_equal_to_reference(scheme, mode, queries, targets);
+}
+
+TEST_CASE("the GPU score engine refuses what it cannot do", "[gpu][align]") {
+  const std::vector<std::uint8_t> codes{0, 1, 2};
+  const std::vector<std::uint64_t> offsets{0, 3};
+  gpu::DeviceTargetSet set(codes, offsets);
+  gpu::ScoreParams p;
+  p.alphabet_size = 40;
+  p.matrix.assign(40 * 40, 1);
+  CHECK(gpu::DeviceTargetSet::can_implement(p) == gpu::Status::kInvalidSize);
+  p.alphabet_size = 2;
+  p.matrix.assign(4, 1);
+  std::vector<gpu::PairScore> out(1);
+  // Letter code 2 is outside a 2-letter alphabet.
+  CHECK(set.score(p, codes, offsets, out) == gpu::Status::kInvalidArgument);
+  std::vector<gpu::PairScore> wrong_size(2);
+  CHECK(set.score(p, codes, offsets, wrong_size) == gpu::Status::kInvalidSize);
+}
+
+TEST_CASE("GPU pairwise scores equal the reference", "[gpu][align]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    const ScoringScheme scheme = ScoringScheme::match_mismatch(2, -3, {5, 2});
+    Flat queries, targets;
+    for (int k = 0; k < 300; ++k) {
+      const std::string q =
+          rng.random("ACGTN", static_cast<std::size_t>(k < 3 ? k : rng.uniform(1, 400)));
+      queries.add(test::encode(scheme, q));
+      targets.add(test::encode(
+          scheme, k % 2 ? rng.mutate(q, "ACGT", 0.1)
+                        : rng.random("ACGT", static_cast<std::size_t>(rng.uniform(0, 300)))));
+    }
+    gpu::DeviceTargetSet set(targets.codes, targets.offsets);
+    std::vector<gpu::PairScore> got(targets.size(), gpu::PairScore{-7777, -7, -7});
+    REQUIRE(set.score_pairs(params_for(scheme, mode), queries.codes, queries.offsets, got) ==
+            gpu::Status::kSuccess);
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      const auto want = seqfuse::align::reference_score(mode, scheme, queries[k], targets[k]);
+      wrong += got[k].score != want.score || got[k].query_end != want.query_end ||
+               got[k].target_end != want.target_end;
+    }
+    CHECK(wrong == 0);
+  }
+}

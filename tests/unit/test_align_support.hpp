@@ -1,0 +1,119 @@
+// Helpers shared by the tests/unit/test_align_*.cpp files: random sequences
+// from a seed printed for reproduction, a small FASTA reader for fixtures.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "align/alignment.hpp"
+#include "align/scoring.hpp"
+
+namespace seqfuse::align::test {
+
+inline const std::filesystem::path kAlignData =
+    std::filesystem::path(SEQFUSE_TEST_DATA_DIR) / "align";
+
+// A fresh seed each run; SEQFUSE_TEST_SEED=<n> replays a failure.
+inline std::uint64_t test_seed() {
+  if (const char* fixed = std::getenv("SEQFUSE_TEST_SEED"))
+    return std::strtoull(fixed, nullptr, 10);
+  return std::random_device{}();
+}
+
+class RandomSequences {
+ public:
+  explicit RandomSequences(std::uint64_t seed) : rng_(seed) {}
+
+  std::mt19937_64& rng() { return rng_; }
+
+  int uniform(int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng_); }
+
+  std::string random(std::string_view letters, std::size_t length) {
+    std::string out(length, ' ');
+    for (char& c : out) c = letters[static_cast<std::size_t>(uniform(0, int(letters.size()) - 1))];
+    return out;
+  }
+
+  // A copy with about `rate` substitutions, insertions and deletions, so that
+  // pairs have real alignments with gaps, not just noise.
+  std::string mutate(std::string_view seq, std::string_view letters, double rate) {
+    std::uniform_real_distribution<double> roll(0.0, 1.0);
+    std::string out;
+    for (char c : seq) {
+      const double r = roll(rng_);
+      if (r < rate * 0.5) {
+        out += letters[static_cast<std::size_t>(uniform(0, int(letters.size()) - 1))];
+      } else if (r < rate * 0.75) {
+        continue;
+      } else if (r < rate) {
+        out += c;
+        out += random(letters, static_cast<std::size_t>(uniform(1, 4)));
+      } else {
+        out += c;
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+struct FastaRecord {
+  std::string name;
+  std::string sequence;
+};
+
+inline std::vector<FastaRecord> read_fasta(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::vector<FastaRecord> records;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line.front() == '>') {
+      records.push_back({line.substr(1, line.find_first_of(" \t") - 1), {}});
+    } else {
+      REQUIRE(!records.empty());
+      records.back().sequence += line;
+    }
+  }
+  return records;
+}
+
+inline std::vector<std::uint8_t> encode(const ScoringScheme& scheme, std::string_view seq) {
+  std::vector<std::uint8_t> codes;
+  scheme.encode_or_throw(seq, "test", codes);
+  return codes;
+}
+
+// Every scoring scheme the randomized tests cover, with the letters to draw from.
+struct SchemeCase {
+  std::string matrix;  // builtin name or "match/mismatch"
+  std::string letters;
+};
+
+inline std::vector<SchemeCase> all_scheme_cases() {
+  std::vector<SchemeCase> cases;
+  for (std::string_view name : ScoringScheme::builtin_names()) {
+    const ScoringScheme scheme = ScoringScheme::builtin(name, {11, 1});
+    cases.push_back({std::string(name), std::string(scheme.letters())});
+  }
+  cases.push_back({"match/mismatch", "ACGTACGTACGTN"});  // mostly plain bases
+  return cases;
+}
+
+inline ScoringScheme make_scheme(const SchemeCase& scheme_case, GapPenalties gaps) {
+  if (scheme_case.matrix == "match/mismatch") return ScoringScheme::match_mismatch(2, -3, gaps);
+  return ScoringScheme::builtin(scheme_case.matrix, gaps);
+}
+
+}  // namespace seqfuse::align::test
