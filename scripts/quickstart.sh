@@ -8,3 +8,5 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build seqfuse >/dev/null
 echo "+ build/bin/seqfuse info"
 build/bin/seqfuse info
+echo "+ build/bin/seqfuse align-sw data/proteins.fa --top 2 --traceback"
+build/bin/seqfuse align-sw data/proteins.fa --top 2 --traceback

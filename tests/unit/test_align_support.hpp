@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -14,11 +13,12 @@
 
 #include "align/alignment.hpp"
 #include "align/scoring.hpp"
+#include "io/batch_reader.hpp"
+#include "test_data.hpp"
 
 namespace seqfuse::align::test {
 
-inline const std::filesystem::path kAlignData =
-    std::filesystem::path(SEQFUSE_TEST_DATA_DIR) / "align";
+inline const std::filesystem::path kAlignData = seqfuse::test::data_dir() / "align";
 
 // A fresh seed each run; SEQFUSE_TEST_SEED=<n> replays a failure.
 inline std::uint64_t test_seed() {
@@ -72,20 +72,11 @@ struct FastaRecord {
 };
 
 inline std::vector<FastaRecord> read_fasta(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
+  const io::SequenceBatch batch = io::read_all(path.string());
+  REQUIRE(!batch.empty());
   std::vector<FastaRecord> records;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (line.front() == '>') {
-      records.push_back({line.substr(1, line.find_first_of(" \t") - 1), {}});
-    } else {
-      REQUIRE(!records.empty());
-      records.back().sequence += line;
-    }
-  }
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    records.push_back({std::string(batch.name(i)), std::string(batch.sequence(i))});
   return records;
 }
 
