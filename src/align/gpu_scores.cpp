@@ -4,7 +4,7 @@
 #include "core/report.hpp"
 
 #if SEQFUSE_HAVE_GPU
-#include "gpu/align/score_db.hpp"
+#include "align/gpu_params.hpp"
 #endif
 
 namespace seqfuse::align {
@@ -12,16 +12,6 @@ namespace seqfuse::align {
 #if SEQFUSE_HAVE_GPU
 
 namespace {
-
-gpu::ScoreParams params_for(const ScoringScheme& scheme, AlignMode mode) {
-  gpu::ScoreParams p;
-  p.local = mode == AlignMode::local;
-  p.gap_open = scheme.gap_open();
-  p.gap_extend = scheme.gap_extend();
-  p.alphabet_size = static_cast<int>(scheme.alphabet_size());
-  p.matrix.assign(scheme.table().begin(), scheme.table().end());
-  return p;
-}
 
 AlignResult to_result(const gpu::PairScore& s) {
   AlignResult r;
@@ -49,13 +39,13 @@ bool gpu_scores_compiled() noexcept {
 }
 
 bool gpu_can_score(const ScoringScheme& scheme) {
-  return gpu::DeviceTargetSet::can_implement(params_for(scheme, AlignMode::local)) ==
+  return gpu::DeviceTargetSet::can_implement(gpu_score_params(scheme, AlignMode::local)) ==
          gpu::Status::kSuccess;
 }
 
 GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets)
     // State holds device objects that cannot move: built in place.
-    : state_(new State{params_for(scheme, mode),
+    : state_(new State{gpu_score_params(scheme, mode),
                        gpu::DeviceTargetSet(targets.flat_codes(), targets.offsets()),
                        {}}) {}
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../unit/test_align_support.hpp"
+#include "align/gpu_params.hpp"
 #include "align/reference.hpp"
 #include "gpu/align/score_db.hpp"
 
@@ -29,24 +30,14 @@ struct Flat {
   [[nodiscard]] std::size_t size() const { return offsets.size() - 1; }
 };
 
-gpu::ScoreParams params_for(const ScoringScheme& scheme, AlignMode mode) {
-  gpu::ScoreParams p;
-  p.local = mode == AlignMode::local;
-  p.gap_open = scheme.gap_open();
-  p.gap_extend = scheme.gap_extend();
-  p.alphabet_size = static_cast<int>(scheme.alphabet_size());
-  p.matrix.assign(scheme.table().begin(), scheme.table().end());
-  return p;
-}
-
 // Scores all queries against all targets on the GPU (output poisoned first)
 // and requires every pair to equal the reference.
 void require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode, const Flat& queries,
                                 const Flat& targets) {
   gpu::DeviceTargetSet set(targets.codes, targets.offsets);
   std::vector<gpu::PairScore> got(queries.size() * targets.size(), gpu::PairScore{-7777, -7, -7});
-  REQUIRE(set.score(params_for(scheme, mode), queries.codes, queries.offsets, got) ==
-          gpu::Status::kSuccess);
+  REQUIRE(set.score(seqfuse::align::gpu_score_params(scheme, mode), queries.codes, queries.offsets,
+                    got) == gpu::Status::kSuccess);
   std::size_t wrong = 0;
   for (std::size_t q = 0; q < queries.size(); ++q) {
     for (std::size_t t = 0; t < targets.size(); ++t) {
@@ -160,8 +151,8 @@ TEST_CASE("GPU pairwise scores equal the reference", "[gpu][align]") {
     }
     gpu::DeviceTargetSet set(targets.codes, targets.offsets);
     std::vector<gpu::PairScore> got(targets.size(), gpu::PairScore{-7777, -7, -7});
-    REQUIRE(set.score_pairs(params_for(scheme, mode), queries.codes, queries.offsets, got) ==
-            gpu::Status::kSuccess);
+    REQUIRE(set.score_pairs(seqfuse::align::gpu_score_params(scheme, mode), queries.codes,
+                            queries.offsets, got) == gpu::Status::kSuccess);
     std::size_t wrong = 0;
     for (std::size_t k = 0; k < targets.size(); ++k) {
       const auto want = seqfuse::align::reference_score(mode, scheme, queries[k], targets[k]);
