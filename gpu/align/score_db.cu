@@ -49,10 +49,12 @@ __global__ void __launch_bounds__(kThreads)
     score_db_kernel(TargetsView targets, QueryBatch queries, const int* __restrict__ matrix_in,
                     int alphabet, GapCosts gap, int2* __restrict__ edges,
                     PairScore* __restrict__ out) {
-  // matrix[t * kMaxAlphabet + q]: one target letter's column per DP column.
+  // matrix[q * kMaxAlphabet + t]. The threads of a warp share the query row
+  // and differ in the target letter, so their lookups spread over the banks
+  // (or broadcast); the transposed layout put them all in one bank.
   __shared__ int matrix[kMaxAlphabet * kMaxAlphabet];
   for (int k = threadIdx.x; k < alphabet * alphabet; k += blockDim.x)
-    matrix[(k % alphabet) * kMaxAlphabet + k / alphabet] = matrix_in[k];
+    matrix[(k / alphabet) * kMaxAlphabet + k % alphabet] = matrix_in[k];
   __syncthreads();
 
   const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
@@ -81,13 +83,14 @@ __global__ void __launch_bounds__(kThreads)
     int q[kRows], H[kRows], E[kRows];
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      q[r] = i0 + r < m ? query[i0 + r] : 0;           // rows past the end compute unused values
+      // Row offsets into the matrix; rows past the end compute unused values.
+      q[r] = (i0 + r < m ? query[i0 + r] : 0) * kMaxAlphabet;
       H[r] = kLocal ? 0 : gap_score(gap, i0 + r + 1);  // H(i, -1)
       E[r] = kNegInf;
     }
     int diag_top = kLocal || i0 == 0 ? 0 : gap_score(gap, i0);  // H(i0 - 1, -1)
     for (int j = 0; j < n; ++j) {
-      const int* column = matrix + target[static_cast<std::size_t>(j) * kSlotGroup] * kMaxAlphabet;
+      const int t = target[static_cast<std::size_t>(j) * kSlotGroup];
       int h_above, f_above;  // H and F of row i0 - 1 at column j
       if (i0 == 0) {
         h_above = kLocal ? 0 : gap_score(gap, j + 1);
@@ -103,22 +106,21 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         const int e = add_max(E[r], -gap.extend, H[r] - gap.open);  // E(i, j)
-        const int match = diag + column[q[r]];
+        const int match = diag + matrix[q[r] + t];
         const int h = kLocal ? max3_relu(match, e, f) : max3(match, e, f);
         diag = H[r];
         H[r] = h;
         E[r] = e;
         const int i = i0 + r;
         if (kLocal) {
-          // First best cell in column-major order: smaller j, then smaller i.
-          if (i < m &&
-              (h > best || (h == best && h > 0 && (j < best_j || (j == best_j && i < best_i))))) {
+          // First best cell in column-major order (smallest j, then i). Within
+          // a chunk, columns come in order and rows top-down, so only a later
+          // chunk (larger i) must beat an equal score, and only at a smaller j.
+          if ((h > best || (h == best && j < best_j)) && i < m) {
             best = h;
             best_i = i;
             best_j = j;
           }
-        } else if (i == m - 1 && j == n - 1) {
-          best = h;
         }
         if (r + 1 < kRows) {
           f = add_max(f, -gap.extend, h - gap.open);  // F(i + 1, j)
@@ -126,6 +128,12 @@ __global__ void __launch_bounds__(kThreads)
           edge[static_cast<std::size_t>(j) * kSlotGroup] = make_int2(h, f);
         }
       }
+    }
+    if (!kLocal && i0 + kRows >= m) {
+      // The last chunk holds row m - 1; H is now its column n - 1.
+#pragma unroll
+      for (int r = 0; r < kRows; ++r)
+        if (i0 + r == m - 1) best = H[r];
     }
   }
   result.score = best;

@@ -6,6 +6,7 @@
 # $DATA (tests/data) and run in a fresh empty folder; a failing case
 # (non-zero status) must leave that folder as it found it: no partial output.
 set -u
+export LC_ALL=C  # expected files are sorted bytewise
 seqfuse=$(realpath "$1")
 table=$(realpath "$2")
 here=$(dirname "$table")
