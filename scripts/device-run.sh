@@ -9,7 +9,8 @@
 # Usage: bash scripts/device-run.sh [--bench] [--quick]
 #   --bench   also run the benchmarks (results page and JSON land in $OUT)
 #   --quick   with --bench: 50 MB inputs and 3 runs, to check the plumbing
-# Environment: OUT (default ./device-out, for a dry run on a machine without a
+# Environment: BENCH_ONLY (space-separated bench/run.sh cases; default all);
+# OUT (default ./device-out, for a dry run on a machine without a
 # GPU, where the [gpu] step fails as expected); DEVICE_RUN_BUDGET_S (default
 # 570: the tool stops a command at 600 s, and the summary must still print).
 # Writes: $OUT/device-run.log, info.txt, summary.txt and, with --bench, the
@@ -90,6 +91,8 @@ info() {
 bench_cases() {
   local args=(--work /tmp/seqfuse-bench --results-dir "$OUT" --json-dir /tmp/seqfuse-bench/json)
   ((quick)) && args+=(--quick)
+  local c
+  for c in ${BENCH_ONLY:-}; do args+=(--only "$c"); done  # e.g. BENCH_ONLY=protein_search
   bench/run.sh "${args[@]}"
 }
 

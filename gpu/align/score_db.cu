@@ -17,6 +17,7 @@ namespace {
 constexpr int kRows = 16;             // query rows held in registers per chunk
 constexpr int kThreads = 128;         // threads per block: one target each
 constexpr int kNegInf = INT_MIN / 4;  // far below any score, safe to subtract from
+constexpr int kPastEnd = -(1 << 20);  // substitution score of rows past the query's end
 
 struct QueryBatch {
   const std::uint8_t* codes;
@@ -52,9 +53,13 @@ __global__ void __launch_bounds__(kThreads)
   // matrix[q * kMaxAlphabet + t]. The threads of a warp share the query row
   // and differ in the target letter, so their lookups spread over the banks
   // (or broadcast); the transposed layout put them all in one bank.
-  __shared__ int matrix[kMaxAlphabet * kMaxAlphabet];
+  // Row kMaxAlphabet is a sentinel for rows past the query's end: scores so
+  // low that such a row never holds a cell better than the real rows above it.
+  __shared__ int matrix[(kMaxAlphabet + 1) * kMaxAlphabet];
   for (int k = threadIdx.x; k < alphabet * alphabet; k += blockDim.x)
     matrix[(k / alphabet) * kMaxAlphabet + k % alphabet] = matrix_in[k];
+  for (int k = threadIdx.x; k < kMaxAlphabet; k += blockDim.x)
+    matrix[kMaxAlphabet * kMaxAlphabet + k] = kPastEnd;
   __syncthreads();
 
   const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
@@ -83,8 +88,8 @@ __global__ void __launch_bounds__(kThreads)
     int q[kRows], H[kRows], E[kRows];
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-      // Row offsets into the matrix; rows past the end compute unused values.
-      q[r] = (i0 + r < m ? query[i0 + r] : 0) * kMaxAlphabet;
+      // Row offsets into the matrix; rows past the end use the sentinel row.
+      q[r] = (i0 + r < m ? query[i0 + r] : kMaxAlphabet) * kMaxAlphabet;
       H[r] = kLocal ? 0 : gap_score(gap, i0 + r + 1);  // H(i, -1)
       E[r] = kNegInf;
     }
@@ -103,6 +108,7 @@ __global__ void __launch_bounds__(kThreads)
       int diag = diag_top;  // H(i - 1, j - 1) for the chunk's first row
       diag_top = h_above;
       int f = add_max(f_above, -gap.extend, h_above - gap.open);  // F(i0, j)
+      int column_best = 0;
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         const int e = add_max(E[r], -gap.extend, H[r] - gap.open);  // E(i, j)
@@ -111,22 +117,22 @@ __global__ void __launch_bounds__(kThreads)
         diag = H[r];
         H[r] = h;
         E[r] = e;
-        const int i = i0 + r;
-        if (kLocal) {
-          // First best cell in column-major order (smallest j, then i). Within
-          // a chunk, columns come in order and rows top-down, so only a later
-          // chunk (larger i) must beat an equal score, and only at a smaller j.
-          if ((h > best || (h == best && j < best_j)) && i < m) {
-            best = h;
-            best_i = i;
-            best_j = j;
-          }
-        }
+        if (kLocal) column_best = max(column_best, h);
         if (r + 1 < kRows) {
           f = add_max(f, -gap.extend, h - gap.open);  // F(i + 1, j)
         } else if (i0 + kRows < m) {
           edge[static_cast<std::size_t>(j) * kSlotGroup] = make_int2(h, f);
         }
+      }
+      // The first best cell in column-major order (smallest j, then smallest
+      // i). Columns come in order within a chunk, so only a later chunk
+      // (larger i) must beat an equal score, and only at a smaller j.
+      if (kLocal && (column_best > best || (column_best == best && j < best_j))) {
+        best = column_best;
+        best_j = j;
+#pragma unroll
+        for (int r = kRows - 1; r >= 0; --r)
+          if (H[r] == column_best) best_i = i0 + r;
       }
     }
     if (!kLocal && i0 + kRows >= m) {
