@@ -14,7 +14,16 @@
 namespace seqfuse::gpu {
 namespace {
 
-constexpr int kRows = 16;             // query rows held in registers per chunk
+// Tuning knobs, overridable at build time so variants can be timed side by
+// side (bench/results/align-gpu-notes.md): query rows held in registers per
+// chunk, and the blocks per multiprocessor the register budget must allow.
+#ifndef SEQFUSE_SCORE_ROWS
+#define SEQFUSE_SCORE_ROWS 16
+#endif
+#ifndef SEQFUSE_SCORE_MIN_BLOCKS
+#define SEQFUSE_SCORE_MIN_BLOCKS 5
+#endif
+constexpr int kRows = SEQFUSE_SCORE_ROWS;
 constexpr int kThreads = 128;         // threads per block: one target each
 constexpr int kNegInf = INT_MIN / 4;  // far below any score, safe to subtract from
 constexpr int kPastEnd = -(1 << 20);  // substitution score of rows past the query's end
@@ -46,7 +55,7 @@ __device__ __forceinline__ int gap_score(GapCosts g, int length) {
 }
 
 template <bool kLocal>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE_MIN_BLOCKS)
     score_db_kernel(TargetsView targets, QueryBatch queries, const int* __restrict__ matrix_in,
                     int alphabet, GapCosts gap, int2* __restrict__ edges,
                     PairScore* __restrict__ out) {

@@ -56,10 +56,16 @@ AlignStats run_on_cpu(const AlignJob& job, const CpuEngine& engine, std::span<co
       break;
     }
     case PairLayout::search: {
-      const auto hits = engine.search(q, t, job.top);
-      for (std::size_t i = 0; i < hits.size(); ++i)
-        for (const SearchHit& h : hits[i])
-          emit({static_cast<std::uint32_t>(i), h.target, h.result});
+      // In slices of queries, so a long search can report progress.
+      constexpr std::size_t kSlice = 64;
+      for (std::size_t first = 0; first < q.size(); first += kSlice) {
+        const auto slice = q.subspan(first, std::min(kSlice, q.size() - first));
+        const auto hits = engine.search(slice, t, job.top);
+        for (std::size_t i = 0; i < hits.size(); ++i)
+          for (const SearchHit& h : hits[i])
+            emit({static_cast<std::uint32_t>(first + i), h.target, h.result});
+        if (job.progress) job.progress(first + slice.size());
+      }
       stats.pairs = std::uint64_t{q.size()} * t.size();
       stats.cells = cells_of(q, t);
       break;
@@ -73,6 +79,7 @@ AlignStats run_on_cpu(const AlignJob& job, const CpuEngine& engine, std::span<co
                 h.result});
         stats.pairs += later.size();
         stats.cells += cells_of(q.subspan(i, 1), later);
+        if (job.progress) job.progress(i + 1);
       }
       break;
   }
@@ -141,6 +148,7 @@ AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme, const Cp
       if (job.traceback) replace_with_traced(traced[k], result);
       emit({kept[k].query, kept[k].target, result});
     }
+    if (job.progress) job.progress(first + count);
   }
   stats.device_seconds = scorer.device_seconds();
   return stats;

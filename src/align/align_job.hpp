@@ -25,6 +25,8 @@ struct AlignJob {
   bool traceback = false;
   unsigned threads = 1;
   bool gpu = false;  // score on the GPU (caller checked gpu_can_score)
+  // Called now and then with the number of queries finished (for a progress line).
+  std::function<void(std::size_t queries_done)> progress;
 };
 
 struct AlignHit {

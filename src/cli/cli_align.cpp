@@ -141,6 +141,9 @@ int run_align(const AlignConfig& config) {
   job.traceback = config.traceback || align::needs_traceback(format);
   job.threads = resolve_threads(config.common.threads);
   job.gpu = device.gpu && align::gpu_can_score(scheme);
+  job.progress = [&report, total = query_batch.size()](std::size_t done) {
+    report.progress(std::to_string(done) + " / " + std::to_string(total) + " queries");
+  };
   if (device.gpu && !job.gpu) {
     if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
       throw Error("--device gpu: the GPU engine takes matrices of at most 32 letters; " +
