@@ -40,6 +40,6 @@ else
   echo "CUDA compile: SKIPPED, nvcc not found (looked in /usr/local/cuda/bin and PATH)"
 fi
 
-step "HIP compile (gfx90a, Debian hipcc)"
+step "HIP compile (gfx90a, gfx940; Debian hipcc)"
 configure_build build-hip-check -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=ON -DSEQFUSE_BUILD_BENCH=OFF
 echo "HIP compile: ok (compiled and linked only; never run on an AMD GPU)"

@@ -18,10 +18,10 @@ namespace {
 // side (bench/results/align-gpu-notes.md): query rows held in registers per
 // chunk, and the blocks per multiprocessor the register budget must allow.
 #ifndef SEQFUSE_SCORE_ROWS
-#define SEQFUSE_SCORE_ROWS 16
+#define SEQFUSE_SCORE_ROWS 32
 #endif
 #ifndef SEQFUSE_SCORE_MIN_BLOCKS
-#define SEQFUSE_SCORE_MIN_BLOCKS 5
+#define SEQFUSE_SCORE_MIN_BLOCKS 3
 #endif
 constexpr int kRows = SEQFUSE_SCORE_ROWS;
 constexpr int kThreads = 128;         // threads per block: one target each
