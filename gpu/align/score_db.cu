@@ -235,19 +235,54 @@ Status DeviceTargetSet::can_implement(const ScoreParams& params) {
   return Status::kSuccess;
 }
 
+// What score() and score_pairs() share: checks, and the queries and matrix
+// copied to the device.
+struct DeviceTargetSet::QueryUpload {
+  DeviceBuffer matrix, codes, offsets;
+};
+
+Status DeviceTargetSet::upload_queries(const ScoreParams& params,
+                                       std::span<const std::uint8_t> query_codes,
+                                       std::span<const std::uint64_t> query_offsets,
+                                       QueryUpload& upload_out) {
+  if (const Status s = can_implement(params); s != Status::kSuccess) return s;
+  for (std::uint8_t c : query_codes)
+    if (c >= params.alphabet_size) return Status::kInvalidArgument;
+  upload_out.matrix = upload(params.matrix.data(), params.matrix.size(), stream_);
+  upload_out.codes = upload(query_codes.data(), query_codes.size(), stream_);
+  upload_out.offsets = upload(query_offsets.data(), query_offsets.size(), stream_);
+  return Status::kSuccess;
+}
+
+// One launch over every slot: `count` queries from `first` (all-against-all),
+// or each slot with its own query (pair_query non-null). Scores land in
+// by_slot[q * size() + slot].
+void DeviceTargetSet::launch(const ScoreParams& params, const QueryUpload& queries,
+                             std::uint32_t first, std::uint32_t count,
+                             const std::uint32_t* pair_query, DeviceBuffer& edges,
+                             DeviceBuffer& scores, std::vector<PairScore>& by_slot) {
+  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
+                         slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
+                         interleaved_bytes_};
+  const QueryBatch batch{queries.codes.as<std::uint8_t>(), queries.offsets.as<std::uint64_t>(),
+                         first, pair_query};
+  launch_score_db(params.local, view, batch, count, queries.matrix.as<int>(), params.alphabet_size,
+                  GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
+                  scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
+  copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * size() * count, stream_);
+  stream_.synchronize();
+}
+
 Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
                               std::span<const std::uint64_t> query_offsets,
                               std::span<PairScore> out) {
-  if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   const std::size_t queries = query_offsets.empty() ? 0 : query_offsets.size() - 1;
   if (out.size() != queries * size()) return Status::kInvalidSize;
+  QueryUpload uploaded;
+  if (const Status s = upload_queries(params, query_codes, query_offsets, uploaded);
+      s != Status::kSuccess)
+    return s;
   if (queries == 0 || size() == 0) return Status::kSuccess;
-  for (std::uint8_t c : query_codes)
-    if (c >= params.alphabet_size) return Status::kInvalidArgument;
-
-  DeviceBuffer d_matrix = upload(params.matrix.data(), params.matrix.size(), stream_);
-  DeviceBuffer d_queries = upload(query_codes.data(), query_codes.size(), stream_);
-  DeviceBuffer d_offsets = upload(query_offsets.data(), query_offsets.size(), stream_);
 
   // Queries per launch: enough blocks to fill the GPU, edge memory bounded
   // (each query in flight needs one edge cell per interleaved target letter).
@@ -256,29 +291,19 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   const std::uint32_t per_launch = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), 1, 64));
   DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
-  DeviceBuffer d_out = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
+  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
   std::vector<PairScore> by_slot(size() * per_launch);
-
-  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
-                         slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
-                         interleaved_bytes_};
-  const auto native = static_cast<gpuStream_t>(stream_.native());
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    const QueryBatch batch{d_queries.as<std::uint8_t>(), d_offsets.as<std::uint64_t>(),
-                           static_cast<std::uint32_t>(first), nullptr};
-    launch_score_db(params.local, view, batch, count, d_matrix.as<int>(), params.alphabet_size,
-                    GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
-                    d_out.as<PairScore>(), native);
-    copy_to_host(by_slot.data(), d_out.data(), sizeof(PairScore) * size() * count, stream_);
-    stream_.synchronize();
+    launch(params, uploaded, static_cast<std::uint32_t>(first), count, nullptr, edges, scores,
+           by_slot);
     for (std::uint32_t q = 0; q < count; ++q)
       for (std::size_t s = 0; s < size(); ++s)
         out[(first + q) * size() + order_[s]] = by_slot[q * size() + s];
   }
   scratch_pool_.release(std::move(edges));
-  scratch_pool_.release(std::move(d_out));
+  scratch_pool_.release(std::move(scores));
   return Status::kSuccess;
 }
 
@@ -286,32 +311,20 @@ Status DeviceTargetSet::score_pairs(const ScoreParams& params,
                                     std::span<const std::uint8_t> query_codes,
                                     std::span<const std::uint64_t> query_offsets,
                                     std::span<PairScore> out) {
-  if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   if (query_offsets.size() != size() + 1 || out.size() != size()) return Status::kInvalidSize;
+  QueryUpload uploaded;
+  if (const Status s = upload_queries(params, query_codes, query_offsets, uploaded);
+      s != Status::kSuccess)
+    return s;
   if (size() == 0) return Status::kSuccess;
-  for (std::uint8_t c : query_codes)
-    if (c >= params.alphabet_size) return Status::kInvalidArgument;
 
-  DeviceBuffer d_matrix = upload(params.matrix.data(), params.matrix.size(), stream_);
-  DeviceBuffer d_queries = upload(query_codes.data(), query_codes.size(), stream_);
-  DeviceBuffer d_offsets = upload(query_offsets.data(), query_offsets.size(), stream_);
   DeviceBuffer edges = scratch_pool_.acquire(interleaved_bytes_ * sizeof(int2));
-  DeviceBuffer d_out = scratch_pool_.acquire(sizeof(PairScore) * size());
+  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size());
   std::vector<PairScore> by_slot(size());
-
-  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
-                         slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
-                         interleaved_bytes_};
-  const QueryBatch batch{d_queries.as<std::uint8_t>(), d_offsets.as<std::uint64_t>(), 0,
-                         slot_order_.as<std::uint32_t>()};
-  launch_score_db(params.local, view, batch, 1, d_matrix.as<int>(), params.alphabet_size,
-                  GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
-                  d_out.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
-  copy_to_host(by_slot.data(), d_out.data(), sizeof(PairScore) * size(), stream_);
-  stream_.synchronize();
+  launch(params, uploaded, 0, 1, slot_order_.as<std::uint32_t>(), edges, scores, by_slot);
   for (std::size_t s = 0; s < size(); ++s) out[order_[s]] = by_slot[s];
   scratch_pool_.release(std::move(edges));
-  scratch_pool_.release(std::move(d_out));
+  scratch_pool_.release(std::move(scores));
   return Status::kSuccess;
 }
 

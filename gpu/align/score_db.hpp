@@ -62,6 +62,15 @@ class DeviceTargetSet {
                                    std::span<PairScore> out);
 
  private:
+  struct QueryUpload;
+  [[nodiscard]] Status upload_queries(const ScoreParams& params,
+                                      std::span<const std::uint8_t> query_codes,
+                                      std::span<const std::uint64_t> query_offsets,
+                                      QueryUpload& upload_out);
+  void launch(const ScoreParams& params, const QueryUpload& queries, std::uint32_t first,
+              std::uint32_t count, const std::uint32_t* pair_query, DeviceBuffer& edges,
+              DeviceBuffer& scores, std::vector<PairScore>& by_slot);
+
   std::vector<std::uint32_t> lengths_;  // by original target index
   std::vector<std::uint32_t> order_;    // slot -> original index, longest first
   std::vector<std::uint64_t>
