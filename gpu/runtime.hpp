@@ -35,6 +35,8 @@ struct DeviceInfo {
 [[nodiscard]] std::vector<DeviceInfo> devices();
 // Makes `index` the current device of the calling thread.
 void use_device(int index);
+// Free memory of the calling thread's current device, in bytes.
+[[nodiscard]] std::size_t free_device_memory();
 
 // One plain device allocation, freed on destruction.
 class DeviceBuffer {

@@ -284,10 +284,13 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
     return s;
   if (queries == 0 || size() == 0) return Status::kSuccess;
 
-  // Queries per launch: enough blocks to fill the GPU, edge memory bounded
-  // (each query in flight needs one edge cell per interleaved target letter).
+  // Queries per launch: many, so the longest targets' blocks of one launch
+  // overlap with the work of the others; bounded by the edge memory (each
+  // query in flight needs one edge cell per interleaved target letter), a
+  // quarter of what is free and at most 8 GiB.
   const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(int2);
-  const std::uint64_t edge_budget = std::uint64_t{2} << 30;
+  const std::uint64_t edge_budget = std::clamp<std::uint64_t>(
+      free_device_memory() / 4, std::uint64_t{256} << 20, std::uint64_t{8} << 30);
   const std::uint32_t per_launch = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), 1, 64));
   DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);

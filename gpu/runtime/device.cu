@@ -76,4 +76,10 @@ void use_device(int index) {
   GPU_CHECK(gpuSetDevice(index));
 }
 
+std::size_t free_device_memory() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPU_CHECK(gpuMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
 }  // namespace seqfuse::gpu
