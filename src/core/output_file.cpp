@@ -104,23 +104,15 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
 }
 
 OutputFile::~OutputFile() {
-  if (is_stdout()) {
-    if (!committed_) {
-      try {
-        flush();  // what was produced so far still belongs to the pipe
-      } catch (...) {
-      }
-    }
-    return;
-  }
-  if (temp_path_.empty() && !committed_) {
+  const bool written_through = temp_path_.empty();  // stdout, a device or a pipe
+  if (written_through && !committed_) {
     try {
-      flush();  // a device or pipe: what was produced so far belongs to it
+      flush();  // what was produced so far belongs to the reader
     } catch (...) {
     }
   }
-  if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !temp_path_.empty()) ::unlink(temp_path_.c_str());
+  if (fd_ >= 0 && !is_stdout()) ::close(fd_);
+  if (!committed_ && !written_through) ::unlink(temp_path_.c_str());
   release_cleanup_slot(cleanup_slot_);
 }
 
@@ -155,8 +147,7 @@ void OutputFile::flush() {
 void OutputFile::commit() {
   flush();
   committed_ = true;
-  if (is_stdout()) return;
-  if (temp_path_.empty()) return;  // written through (a device or pipe); closed on destruction
+  if (temp_path_.empty()) return;  // written through; a device or pipe is closed on destruction
   if (::close(fd_) != 0) {
     fd_ = -1;
     committed_ = false;
