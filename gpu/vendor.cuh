@@ -109,6 +109,38 @@ __device__ constexpr lane_mask_t full_lane_mask() {
   return ~lane_mask_t{0};
 }
 
+// Warp-wide votes and broadcasts over every lane (all lanes must call them).
+__device__ inline lane_mask_t warp_ballot(bool predicate) {
+#if SEQFUSE_VENDOR_HIP
+  return __ballot(predicate);
+#else
+  return __ballot_sync(full_lane_mask(), predicate);
+#endif
+}
+// The lanes below the calling one: rank of a lane among the voters is
+// popcount(ballot & lanes_below()).
+__device__ inline lane_mask_t lanes_below() {
+#if SEQFUSE_VENDOR_HIP
+  return __lanemask_lt();
+#else
+  return (lane_mask_t{1} << (threadIdx.x % warp_size())) - 1;
+#endif
+}
+__device__ inline int lane_count(lane_mask_t mask) {
+#if SEQFUSE_VENDOR_HIP
+  return __popcll(mask);
+#else
+  return __popc(mask);
+#endif
+}
+__device__ inline unsigned long long warp_broadcast(unsigned long long value, int lane) {
+#if SEQFUSE_VENDOR_HIP
+  return __shfl(value, lane);
+#else
+  return __shfl_sync(full_lane_mask(), value, lane);
+#endif
+}
+
 // Throws seqfuse::Error (OutOfDeviceMemory for allocation failures) naming
 // the failed call and where it was made. Defined in runtime/check.cu.
 [[noreturn]] void throw_gpu_error(gpuError_t err, const char* call, const char* file, int line);

@@ -1,0 +1,57 @@
+// The boundary between k-mer counting engines (CPU threads, GPU kernels) and
+// what is done with their counts (merge, database, histogram, dump).
+//
+// An engine takes batches of records and hands back sorted runs: unique
+// k-mers in ascending order with their counts in that part of the input. It
+// gives a run to its sink whenever its memory budget is full and at finish();
+// the sink keeps runs in memory or spills them to disk, and the final merge
+// sums counts of equal k-mers across runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "io/batch.hpp"
+#include "primitives/kmer_code.hpp"
+
+namespace seqfuse::kmer {
+
+// Ascending unique k-mers, words_for_k(k) words each (w[0] first), and their
+// counts. Counts saturate at UINT32_MAX (never wrap).
+struct SortedRun {
+  int k = 0;
+  std::vector<std::uint64_t> words;
+  std::vector<std::uint32_t> counts;
+
+  [[nodiscard]] std::size_t size() const noexcept { return counts.size(); }
+  [[nodiscard]] int words_per_kmer() const noexcept { return words_for_k(k); }
+};
+
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  virtual void take(SortedRun run) = 0;
+};
+
+struct EngineParams {
+  int k = 0;
+  bool canonical = true;
+  unsigned threads = 1;
+  // Bytes the engine may hold before it flushes a run to the sink (host
+  // memory for the CPU engine, device memory for the GPU engine).
+  std::size_t memory_budget = std::size_t{1} << 30;
+  int device_index = 0;  // GPU engine only
+};
+
+class CountingEngine {
+ public:
+  virtual ~CountingEngine() = default;
+  // Counts every k-mer of every record; may call the sink when full.
+  virtual void add(const io::SequenceBatch& batch) = 0;
+  // Flushes what is left into the sink; the engine is done afterwards.
+  virtual void finish() = 0;
+};
+
+}  // namespace seqfuse::kmer

@@ -1,0 +1,173 @@
+#include "kmer/gpu_engine.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+
+#if SEQFUSE_HAVE_GPU
+#include "kmer/count_kmers.hpp"
+#include "runtime.hpp"
+#endif
+
+namespace seqfuse::kmer {
+
+#if SEQFUSE_HAVE_GPU
+
+namespace {
+
+void require_success(gpu::Status status, const char* what) {
+  if (status != gpu::Status::kSuccess)
+    throw Error(std::string("GPU k-mer counting refused its input (") + what +
+                "): " + gpu::to_string(status));
+}
+
+// Below this many k-mers per round the engine would spend its time in
+// launches and copies rather than counting.
+constexpr std::size_t kMinimumCapacity = std::size_t{1} << 20;
+// Headroom for the input batch, the sort's temporary storage and the driver.
+constexpr double kDeviceShare = 0.8;
+
+// K-mers are gathered on the device until the room is full, then sorted and
+// counted there; only distinct k-mers and their counts come back, as one
+// sorted run per round.
+class GpuCountingEngine final : public CountingEngine {
+ public:
+  GpuCountingEngine(const EngineParams& params, RunSink& sink)
+      : params_(params),
+        sink_(sink),
+        device_index_(select_device(params.device_index)),
+        capacity_(choose_capacity(params)),
+        space_(capacity_, params.k),
+        high_(capacity_ * sizeof(std::uint64_t)),
+        low_(words_for_k(params.k) == 2 ? capacity_ * sizeof(std::uint64_t) : 0),
+        counter_(sizeof(unsigned long long)) {
+    gpu::fill_device(counter_.data(), 0, counter_.size(), stream_);
+  }
+
+  void add(const io::SequenceBatch& batch) override {
+    const std::size_t total = batch.total_bases();
+    if (total == 0) return;
+    upload(batch);
+    gpu::KmerExtraction job;
+    job.k = params_.k;
+    job.canonical = params_.canonical;
+    job.bases = bases_.as<const char>();
+    job.offsets = offsets_.as<const std::uint64_t>();
+    job.records = batch.size();
+    // A batch larger than the room left is taken in slices, each at most
+    // one k-mer per base of its span.
+    for (std::size_t from = 0; from < total;) {
+      if (held_ == capacity_) flush();
+      const std::size_t to = std::min(total, from + (capacity_ - held_));
+      job.end_from = from;
+      job.end_to = to;
+      require_success(gpu::extract_kmers(job, columns(), capacity_,
+                                         counter_.as<unsigned long long>(), stream_),
+                      "extract");
+      held_ = read_counter();
+      from = to;
+    }
+  }
+
+  void finish() override {
+    if (held_ > 0) flush();
+  }
+
+ private:
+  // Runs before any member touches the device, so streams and buffers are
+  // made on the chosen one.
+  static int select_device(int index) {
+    gpu::use_device(index);
+    return index;
+  }
+
+  static std::size_t choose_capacity(const EngineParams& params) {
+    const std::size_t budget = std::min<std::size_t>(
+        params.memory_budget, static_cast<std::size_t>(gpu::free_device_memory() * kDeviceShare));
+    const std::size_t per_kmer = gpu::KmerSortSpace::bytes_per_kmer(params.k) +
+                                 sizeof(std::uint64_t) * words_for_k(params.k);
+    const std::size_t capacity = std::min<std::size_t>(budget / per_kmer, 0xfffffff0u);
+    if (capacity < kMinimumCapacity)
+      throw Error("the GPU memory allowed (" + std::to_string(budget >> 20) +
+                  " MiB) is too small to count k-mers: at least " +
+                  std::to_string((kMinimumCapacity * per_kmer) >> 20) + " MiB are needed");
+    return capacity;
+  }
+
+  gpu::KmerColumns columns() const {
+    gpu::KmerColumns c;
+    c.high = high_.as<std::uint64_t>();
+    if (words_for_k(params_.k) == 2) c.low = low_.as<std::uint64_t>();
+    return c;
+  }
+
+  void upload(const io::SequenceBatch& batch) {
+    const std::size_t base_bytes = batch.bases.size();
+    const std::size_t offset_bytes = batch.offsets.size() * sizeof(std::uint64_t);
+    if (bases_.size() < base_bytes) bases_ = gpu::DeviceBuffer(base_bytes);
+    if (offsets_.size() < offset_bytes) offsets_ = gpu::DeviceBuffer(offset_bytes);
+    gpu::copy_to_device(bases_.data(), batch.bases.data(), base_bytes, stream_);
+    gpu::copy_to_device(offsets_.data(), batch.offsets.data(), offset_bytes, stream_);
+  }
+
+  std::size_t read_counter() {
+    unsigned long long n = 0;
+    gpu::copy_to_host(&n, counter_.data(), sizeof n, stream_);
+    stream_.synchronize();
+    return static_cast<std::size_t>(n);
+  }
+
+  void flush() {
+    std::size_t runs = 0;
+    require_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
+                    "sort");
+    SortedRun run;
+    run.k = params_.k;
+    run.words.resize(runs * words_for_k(params_.k));
+    run.counts.resize(runs);
+    gpu::copy_to_host(run.words.data(), space_.unique_words.data(),
+                      run.words.size() * sizeof(std::uint64_t), stream_);
+    gpu::copy_to_host(run.counts.data(), space_.counts.data(),
+                      run.counts.size() * sizeof(std::uint32_t), stream_);
+    gpu::fill_device(counter_.data(), 0, counter_.size(), stream_);
+    stream_.synchronize();
+    held_ = 0;
+    sink_.take(std::move(run));
+  }
+
+  EngineParams params_;
+  RunSink& sink_;
+  int device_index_;
+  gpu::Stream stream_;
+  std::size_t capacity_;  // k-mers gathered before a round is counted
+  gpu::KmerSortSpace space_;
+  gpu::DeviceBuffer high_, low_;  // the gathered k-mers, one column per word
+  gpu::DeviceBuffer counter_;     // how many of them (device-side, for the kernel's appends)
+  gpu::DeviceBuffer bases_, offsets_;
+  std::size_t held_ = 0;
+};
+
+}  // namespace
+
+bool gpu_engine_compiled() noexcept {
+  return true;
+}
+
+std::unique_ptr<CountingEngine> make_gpu_engine(const EngineParams& params, RunSink& sink) {
+  return std::make_unique<GpuCountingEngine>(params, sink);
+}
+
+#else
+
+bool gpu_engine_compiled() noexcept {
+  return false;
+}
+
+std::unique_ptr<CountingEngine> make_gpu_engine(const EngineParams&, RunSink&) {
+  throw Error("this build of seqfuse has no GPU backend; use --device cpu");
+}
+
+#endif
+
+}  // namespace seqfuse::kmer
