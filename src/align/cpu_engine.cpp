@@ -5,11 +5,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "align/parallel.hpp"
 #include "align/reference.hpp"
 #include "align/striped_kernels.hpp"
 #include "align/striped_scorer.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 #if !SEQFUSE_ALIGN_X86_KERNELS
 namespace seqfuse::align::striped {

@@ -1,11 +1,11 @@
-// A minimal fork-join loop for the CPU engine: workers pull chunks of an index
-// range from a shared counter, so uneven pairs still balance.
+// A minimal fork-join loop for the CPU engines (align, kmer): workers pull
+// chunks of an index range from a shared counter, so uneven work still balances.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 
-namespace seqfuse::align {
+namespace seqfuse {
 
 // Calls body(worker, begin, end) for consecutive chunks of at most `chunk`
 // indices covering [0, count), on `threads` threads (the calling thread is
@@ -16,4 +16,4 @@ void parallel_chunks(
     std::size_t count, std::size_t chunk, unsigned threads,
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body);
 
-}  // namespace seqfuse::align
+}  // namespace seqfuse

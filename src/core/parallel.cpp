@@ -1,4 +1,4 @@
-#include "align/parallel.hpp"
+#include "core/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace seqfuse::align {
+namespace seqfuse {
 
 void parallel_chunks(std::size_t count, std::size_t chunk, unsigned threads,
                      const std::function<void(unsigned, std::size_t, std::size_t)>& body) {
@@ -48,4 +48,4 @@ void parallel_chunks(std::size_t count, std::size_t chunk, unsigned threads,
   if (first_error) std::rethrow_exception(first_error);
 }
 
-}  // namespace seqfuse::align
+}  // namespace seqfuse

@@ -1,0 +1,166 @@
+#include "kmer/count_job.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/output_file.hpp"
+#include "io/batch_reader.hpp"
+#include "kmer/cpu_engine.hpp"
+#include "kmer/gpu_engine.hpp"
+#include "kmer/histogram.hpp"
+#include "kmer/kmer_db.hpp"
+#include "kmer/kmer_text.hpp"
+#include "kmer/run_store.hpp"
+
+namespace seqfuse::kmer {
+namespace {
+
+void validate(const CountOptions& o) {
+  if (o.k < 1 || o.k > kMaxK)
+    throw UsageError("-k must be from 1 to " + std::to_string(kMaxK) + ", not " +
+                     std::to_string(o.k));
+  if (o.lower_count < 1) throw UsageError("-L/--lower-count must be 1 or more");
+  if (o.upper_count < o.lower_count)
+    throw UsageError("-U/--upper-count must be at least -L/--lower-count");
+  if (o.max_memory < kMinMaxMemory)
+    throw UsageError(
+        "-m/--max-memory must be at least 0.05 (GB); k-mer runs spill to disk "
+        "beyond it");
+  if (o.inputs.empty()) throw UsageError("no INPUT given");
+  if (o.db_path.empty() && o.histo_path.empty() && o.dump_path.empty())
+    throw UsageError("nothing to write: give -o DB, --histo FILE and/or --dump FILE");
+  const int to_stdout = (o.db_path == "-") + (o.histo_path == "-") + (o.dump_path == "-");
+  if (to_stdout > 1) throw UsageError("only one of -o, --histo and --dump can be - (stdout)");
+}
+
+std::string folder_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string choose_spill_dir(const CountOptions& o) {
+  if (!o.spill_dir.empty()) return o.spill_dir;
+  if (!o.db_path.empty() && o.db_path != "-") return folder_of(o.db_path);
+  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') return tmp;
+  return "/tmp";
+}
+
+std::unique_ptr<OutputFile> open_output(const std::string& path) {
+  return path.empty() ? nullptr : std::make_unique<OutputFile>(path);
+}
+
+// -L/-U applied to one merged block (a copy only when a filter is set).
+class CountFilter {
+ public:
+  CountFilter(std::uint32_t lower, std::uint32_t upper) : lower_(lower), upper_(upper) {}
+  [[nodiscard]] RecordBlock apply(const RecordBlock& block) {
+    if (lower_ <= 1 && upper_ == UINT32_MAX) return block;
+    const std::size_t w = static_cast<std::size_t>(block.words_per_kmer());
+    words_.resize(block.size * w);
+    counts_.resize(block.size);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < block.size; ++i) {
+      if (block.counts[i] < lower_ || block.counts[i] > upper_) continue;
+      std::copy(block.kmer(i), block.kmer(i) + w, words_.data() + kept * w);
+      counts_[kept++] = block.counts[i];
+    }
+    return RecordBlock{block.k, words_.data(), counts_.data(), kept};
+  }
+
+ private:
+  std::uint32_t lower_, upper_;
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint32_t> counts_;
+};
+
+}  // namespace
+
+MemoryPlan plan_memory(std::size_t max_memory, bool gpu) {
+  MemoryPlan plan;
+  plan.batch_bases =
+      std::clamp<std::size_t>(max_memory / 64, std::size_t{1} << 20, std::size_t{64} << 20);
+  // The GPU engine sizes its device and pinned buffers itself from the cap.
+  plan.engine_budget = gpu ? max_memory : max_memory / 100 * 45;
+  plan.runs_in_memory = max_memory / 100 * 35;
+  plan.merge_buffers = max_memory / 10;
+  return plan;
+}
+
+CountStats run_count_job(const CountOptions& options, Reporter& report) {
+  validate(options);
+  // Outputs first: an unwritable path fails before any work.
+  const std::unique_ptr<OutputFile> db_out = open_output(options.db_path);
+  const std::unique_ptr<OutputFile> histo_out = open_output(options.histo_path);
+  const std::unique_ptr<OutputFile> dump_out = open_output(options.dump_path);
+
+  const MemoryPlan plan = plan_memory(options.max_memory, options.device.gpu);
+  RunStore store(options.k, plan.runs_in_memory, choose_spill_dir(options));
+  EngineParams params;
+  params.k = options.k;
+  params.canonical = options.canonical;
+  params.threads = options.threads;
+  params.memory_budget = plan.engine_budget;
+  params.device_index = options.device.index;
+  std::unique_ptr<CountingEngine> engine =
+      options.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
+
+  CountStats stats;
+  io::BatchLimits limits;
+  limits.max_bases = plan.batch_bases;
+  for (const std::string& input : options.inputs) {
+    io::BatchReader reader(input, limits);
+    bool any = false;
+    while (io::SequenceBatch* batch = reader.next()) {
+      any = any || !batch->empty();
+      stats.reads += batch->size();
+      stats.bases += batch->total_bases();
+      engine->add(*batch);
+      report.progress(std::to_string(stats.reads) + " reads, " +
+                      si_number(static_cast<double>(stats.bases)) + "bp");
+    }
+    if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
+  }
+  engine->finish();
+  engine.reset();  // frees the engine's buffers before the merge
+  stats.runs = store.run_count();
+  stats.spilled_runs = store.spilled_runs().size();
+
+  KmerDbInfo info;
+  info.k = options.k;
+  info.canonical = options.canonical;
+  info.lower_count = options.lower_count;
+  info.upper_count = options.upper_count;
+  std::optional<KmerDbWriter> db;
+  if (db_out) db.emplace(*db_out, info);
+  CountHistogram histogram;
+  CountFilter filter(options.lower_count, options.upper_count);
+  std::string text;
+  const std::size_t read_buffer = plan.merge_buffers / std::max<std::size_t>(1, stats.spilled_runs);
+  stats.totals = merge_runs(store, read_buffer, [&](const RecordBlock& block) {
+    if (histo_out) histogram.add(block);  // every k-mer: -L/-U are for the dump and DB
+    if (!db && !dump_out) return;
+    const RecordBlock kept = filter.apply(block);
+    stats.kept += kept.size;
+    if (db) db->write(kept);
+    if (dump_out) {
+      text.clear();
+      append_dump_lines(kept, text);
+      dump_out->write(text);
+    }
+  });
+  store.clear();
+  if (db) db->finish(stats.totals.total_kmers, stats.totals.distinct);
+  if (histo_out) histo_out->write(histogram.jellyfish_text());
+  for (OutputFile* out : {db_out.get(), histo_out.get(), dump_out.get()})
+    if (out != nullptr) out->commit();
+  if (stats.totals.saturated > 0)
+    report.warn(std::to_string(stats.totals.saturated) + " k-mers reached the count limit " +
+                std::to_string(kCountLimit));
+  return stats;
+}
+
+}  // namespace seqfuse::kmer

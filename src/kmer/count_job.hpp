@@ -1,0 +1,57 @@
+// One `seqfuse kmer-count` run: inputs -> engine (CPU or GPU) -> runs kept in
+// memory or spilled -> merge -> database, histogram, dump.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/device_choice.hpp"
+#include "core/report.hpp"
+#include "kmer/run_merge.hpp"
+
+namespace seqfuse::kmer {
+
+// -m/--max-memory below this cannot hold the reader's batches and a useful run.
+inline constexpr std::size_t kMinMaxMemory = std::size_t{50} << 20;  // 0.05 GB (2^30 bytes)
+
+struct CountOptions {
+  int k = 0;
+  bool canonical = true;
+  std::uint32_t lower_count = 1;           // -L: dump and DB keep counts >= this
+  std::uint32_t upper_count = UINT32_MAX;  // -U: dump and DB keep counts <= this
+  std::size_t max_memory = 0;              // -m in bytes: host memory cap
+  unsigned threads = 1;
+  DeviceChoice device;  // gpu: the GPU engine on device.index
+  std::vector<std::string> inputs;
+  std::string db_path;     // -o; empty: none
+  std::string histo_path;  // --histo; empty: none
+  std::string dump_path;   // --dump; empty: none
+  std::string spill_dir;   // empty: the folder of -o, else $TMPDIR, else /tmp
+};
+
+// How -m is shared out (bytes).
+struct MemoryPlan {
+  std::size_t batch_bases = 0;     // bases per input batch (three batches in flight)
+  std::size_t engine_budget = 0;   // EngineParams::memory_budget
+  std::size_t runs_in_memory = 0;  // runs beyond this spill to disk
+  std::size_t merge_buffers = 0;   // read buffers of spilled runs, all together
+};
+[[nodiscard]] MemoryPlan plan_memory(std::size_t max_memory, bool gpu);
+
+struct CountStats {
+  std::uint64_t reads = 0;
+  std::uint64_t bases = 0;
+  MergeTotals totals;      // k-mers counted, distinct, saturated
+  std::uint64_t kept = 0;  // distinct k-mers passing -L/-U
+  std::size_t runs = 0;
+  std::size_t spilled_runs = 0;
+};
+
+// Throws UsageError for options that cannot run (k, filters, memory, no
+// output) and seqfuse::Error for bad inputs or outputs; on any error no
+// output file is left behind.
+CountStats run_count_job(const CountOptions& options, Reporter& report);
+
+}  // namespace seqfuse::kmer

@@ -1,0 +1,208 @@
+#include "kmer/kmer_db.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace seqfuse::kmer {
+namespace {
+
+// Little-endian whatever the host: the format is a file format.
+void put_u32(char* p, std::uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(v >> (8 * i));
+}
+void put_u64(char* p, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));
+}
+std::uint32_t get_u32(const char* p) noexcept {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= std::uint32_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  return v;
+}
+std::uint64_t get_u64(const char* p) noexcept {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  return v;
+}
+
+constexpr std::uint32_t kFlagCanonical = 1;
+constexpr std::size_t kBlockRecords = std::size_t{1} << 16;
+
+}  // namespace
+
+void encode_records(const RecordBlock& block, char* out) noexcept {
+  const int w = block.words_per_kmer();
+  for (std::size_t i = 0; i < block.size; ++i) {
+    const std::uint64_t* kmer = block.kmer(i);
+    for (int j = 0; j < w; ++j, out += 8) put_u64(out, kmer[j]);
+    put_u32(out, block.counts[i]);
+    out += 4;
+  }
+}
+
+void decode_records(const char* in, std::size_t n, int words_per_kmer, std::uint64_t* words,
+                    std::uint32_t* counts) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int j = 0; j < words_per_kmer; ++j, in += 8) *words++ = get_u64(in);
+    counts[i] = get_u32(in);
+    in += 4;
+  }
+}
+
+KmerDbWriter::KmerDbWriter(OutputFile& out, const KmerDbInfo& info) : out_(out), info_(info) {
+  char header[kKmerDbHeaderBytes] = {};
+  std::memcpy(header, kKmerDbMagic, sizeof kKmerDbMagic);
+  put_u32(header + 8, kKmerDbVersion);
+  put_u32(header + 12, static_cast<std::uint32_t>(info.k));
+  put_u32(header + 16, static_cast<std::uint32_t>(info.words_per_kmer()));
+  put_u32(header + 20, info.canonical ? kFlagCanonical : 0);
+  put_u32(header + 24, static_cast<std::uint32_t>(kmer_record_bytes(info.words_per_kmer())));
+  put_u32(header + 28, info.lower_count);
+  put_u32(header + 32, info.upper_count);
+  out_.write(header, sizeof header);
+  info_.records = 0;
+}
+
+void KmerDbWriter::write(const RecordBlock& block) {
+  buffer_.resize(block.size * kmer_record_bytes(block.words_per_kmer()));
+  encode_records(block, buffer_.data());
+  out_.write(buffer_.data(), buffer_.size());
+  info_.records += block.size;
+}
+
+void KmerDbWriter::finish(std::uint64_t total_kmers, std::uint64_t distinct_kmers) {
+  char footer[kKmerDbFooterBytes] = {};
+  put_u64(footer, info_.records);
+  put_u64(footer + 8, total_kmers);
+  put_u64(footer + 16, distinct_kmers);
+  std::memcpy(footer + 40, kKmerDbEndMagic, sizeof kKmerDbEndMagic);
+  out_.write(footer, sizeof footer);
+}
+
+KmerDb::KmerDb(const std::string& path) : path_(path) {
+  const std::string quoted = "'" + path + "'";
+  if (path == "-")
+    throw UsageError("a k-mer database is read from a file, not from standard input");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + quoted + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error(quoted + " is not a seqfuse k-mer database (not a regular file)");
+  }
+  map_bytes_ = static_cast<std::size_t>(st.st_size);
+  if (map_bytes_ > 0) {
+    void* map = ::mmap(nullptr, map_bytes_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      throw Error("cannot read " + quoted + ": " + std::strerror(err));
+    }
+    map_ = static_cast<const char*>(map);
+  }
+  ::close(fd);
+
+  // From here on the destructor does not run: unmap by hand on errors.
+  const auto fail = [&](const std::string& what) {
+    if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
+    map_ = nullptr;
+    throw Error(quoted + " " + what);
+  };
+  const std::size_t magic_bytes = std::min(map_bytes_, sizeof kKmerDbMagic);
+  if (magic_bytes < sizeof kKmerDbMagic || std::memcmp(map_, kKmerDbMagic, magic_bytes) != 0)
+    fail("is not a seqfuse k-mer database");
+  if (map_bytes_ < kKmerDbHeaderBytes) fail("is truncated (incomplete header)");
+  const std::uint32_t version = get_u32(map_ + 8);
+  if (version != kKmerDbVersion)
+    fail("is a seqfuse k-mer database of version " + std::to_string(version) +
+         "; this seqfuse reads version " + std::to_string(kKmerDbVersion));
+  const std::uint32_t k = get_u32(map_ + 12);
+  const std::uint32_t flags = get_u32(map_ + 20);
+  if (k < 1 || k > static_cast<std::uint32_t>(kMaxK) ||
+      get_u32(map_ + 16) != static_cast<std::uint32_t>(words_for_k(static_cast<int>(k))) ||
+      get_u32(map_ + 24) != kmer_record_bytes(words_for_k(static_cast<int>(k))) ||
+      (flags & ~kFlagCanonical) != 0)
+    fail("has a damaged header");
+  info_.k = static_cast<int>(k);
+  info_.canonical = (flags & kFlagCanonical) != 0;
+  info_.lower_count = get_u32(map_ + 28);
+  info_.upper_count = get_u32(map_ + 32);
+
+  if (map_bytes_ < kKmerDbHeaderBytes + kKmerDbFooterBytes ||
+      std::memcmp(map_ + map_bytes_ - sizeof kKmerDbEndMagic, kKmerDbEndMagic,
+                  sizeof kKmerDbEndMagic) != 0)
+    fail("is truncated (no end marker)");
+  const char* footer = map_ + map_bytes_ - kKmerDbFooterBytes;
+  info_.records = get_u64(footer);
+  info_.total_kmers = get_u64(footer + 8);
+  info_.distinct_kmers = get_u64(footer + 16);
+  const std::uint64_t record_bytes = kmer_record_bytes(info_.words_per_kmer());
+  const std::uint64_t body = map_bytes_ - kKmerDbHeaderBytes - kKmerDbFooterBytes;
+  if (body % record_bytes != 0 || body / record_bytes != info_.records)
+    fail("is truncated or damaged: " + std::to_string(body) +
+         " bytes of records, the footer says " + std::to_string(info_.records) + " records of " +
+         std::to_string(record_bytes));
+  if (map_) ::madvise(const_cast<char*>(map_), map_bytes_, MADV_SEQUENTIAL);
+}
+
+KmerDb::~KmerDb() {
+  if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
+}
+
+void KmerDb::for_each_block(const std::function<void(const RecordBlock&)>& consume) const {
+  const int w = info_.words_per_kmer();
+  const std::size_t record_bytes = kmer_record_bytes(w);
+  std::vector<std::uint64_t> words(kBlockRecords * static_cast<std::size_t>(w) + 2);
+  std::vector<std::uint32_t> counts(kBlockRecords);
+  std::uint64_t previous[2] = {0, 0};
+  bool have_previous = false;
+  for (std::uint64_t begin = 0; begin < info_.records; begin += kBlockRecords) {
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kBlockRecords, info_.records - begin));
+    decode_records(map_ + kKmerDbHeaderBytes + begin * record_bytes, n, w, words.data(),
+                   counts.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t* kmer = words.data() + i * static_cast<std::size_t>(w);
+      if (have_previous && !std::lexicographical_compare(previous, previous + w, kmer, kmer + w))
+        throw Error("'" + path_ + "' is damaged: record " + std::to_string(begin + i + 1) +
+                    " is out of order");
+      std::copy(kmer, kmer + w, previous);
+      have_previous = true;
+    }
+    consume(RecordBlock{info_.k, words.data(), counts.data(), n});
+  }
+}
+
+void KmerDb::read_kmer(std::uint64_t index, std::uint64_t* words) const noexcept {
+  const int w = info_.words_per_kmer();
+  const char* record = map_ + kKmerDbHeaderBytes + index * kmer_record_bytes(w);
+  for (int j = 0; j < w; ++j) words[j] = get_u64(record + 8 * j);
+}
+
+std::uint32_t KmerDb::count_of(const std::uint64_t* words) const noexcept {
+  const int w = info_.words_per_kmer();
+  std::uint64_t lo = 0, hi = info_.records;  // the first record >= words lies in [lo, hi]
+  std::uint64_t probe[2] = {0, 0};
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    read_kmer(mid, probe);
+    if (std::lexicographical_compare(probe, probe + w, words, words + w)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == info_.records) return 0;
+  read_kmer(lo, probe);
+  if (!std::equal(probe, probe + w, words)) return 0;
+  return get_u32(map_ + kKmerDbHeaderBytes + lo * kmer_record_bytes(w) + 8 * w);
+}
+
+}  // namespace seqfuse::kmer

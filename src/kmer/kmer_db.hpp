@@ -1,0 +1,95 @@
+// The seqfuse k-mer database (-o DB): a header, the counted k-mers as sorted
+// fixed-width little-endian records, and a footer with the totals. The
+// format is specified in docs/kmer-db.md; this file and that page change
+// together, and a change of layout bumps kKmerDbVersion.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/output_file.hpp"
+#include "kmer/record_block.hpp"
+
+namespace seqfuse::kmer {
+
+inline constexpr char kKmerDbMagic[8] = {'S', 'F', 'K', 'M', 'E', 'R', 'D', 'B'};
+inline constexpr char kKmerDbEndMagic[8] = {'S', 'F', 'K', 'M', 'E', 'N', 'D', '1'};
+inline constexpr std::uint32_t kKmerDbVersion = 1;
+inline constexpr std::size_t kKmerDbHeaderBytes = 64;
+inline constexpr std::size_t kKmerDbFooterBytes = 48;
+
+// Bytes of one record: the k-mer's words, then its 32-bit count.
+[[nodiscard]] constexpr std::size_t kmer_record_bytes(int words_per_kmer) noexcept {
+  return 8 * static_cast<std::size_t>(words_per_kmer) + 4;
+}
+
+// Records in the on-disk layout (also the layout of spilled runs).
+void encode_records(const RecordBlock& block, char* out) noexcept;
+// Decodes n records into words (n * words_per_kmer) and counts (n).
+void decode_records(const char* in, std::size_t n, int words_per_kmer, std::uint64_t* words,
+                    std::uint32_t* counts) noexcept;
+
+struct KmerDbInfo {
+  int k = 0;
+  bool canonical = true;
+  std::uint32_t lower_count = 1;           // -L in force when written (1: none)
+  std::uint32_t upper_count = UINT32_MAX;  // -U in force when written (UINT32_MAX: none)
+  std::uint64_t records = 0;               // k-mers stored (after -L/-U)
+  std::uint64_t total_kmers = 0;           // k-mer occurrences counted in the input
+  std::uint64_t distinct_kmers = 0;        // distinct k-mers in the input, before -L/-U
+
+  [[nodiscard]] int words_per_kmer() const noexcept { return words_for_k(k); }
+};
+
+// Streams a database into an OutputFile (which the caller commits). Blocks
+// must arrive in ascending order; the writer does not re-check.
+class KmerDbWriter {
+ public:
+  // Writes the header (k, canonical, filters of `info`).
+  KmerDbWriter(OutputFile& out, const KmerDbInfo& info);
+  void write(const RecordBlock& block);
+  // Writes the footer: the records written and the input totals.
+  void finish(std::uint64_t total_kmers, std::uint64_t distinct_kmers);
+
+ private:
+  OutputFile& out_;
+  KmerDbInfo info_;
+  std::vector<char> buffer_;
+};
+
+// A database opened for reading (memory-mapped). The constructor checks the
+// header, the version, the footer and the file size, and throws
+// seqfuse::Error naming the file when it is not a seqfuse k-mer database, is
+// of another version, or is truncated.
+class KmerDb {
+ public:
+  explicit KmerDb(const std::string& path);
+  ~KmerDb();
+  KmerDb(const KmerDb&) = delete;
+  KmerDb& operator=(const KmerDb&) = delete;
+
+  [[nodiscard]] const KmerDbInfo& info() const noexcept { return info_; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return info_.records; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+  // Every record in ascending order, a block at a time. Throws seqfuse::Error
+  // when the records are not strictly ascending (a damaged file).
+  void for_each_block(const std::function<void(const RecordBlock&)>& consume) const;
+
+  // The count of a packed k-mer (words_per_kmer() words), 0 when absent:
+  // a binary search over the records.
+  [[nodiscard]] std::uint32_t count_of(const std::uint64_t* words) const noexcept;
+
+ private:
+  void read_kmer(std::uint64_t index, std::uint64_t* words) const noexcept;
+
+  std::string path_;
+  KmerDbInfo info_;
+  const char* map_ = nullptr;
+  std::size_t map_bytes_ = 0;
+};
+
+}  // namespace seqfuse::kmer

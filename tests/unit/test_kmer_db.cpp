@@ -1,0 +1,190 @@
+// The k-mer database format (docs/kmer-db.md): write/read round trips for
+// one- and two-word k-mers, binary-search lookups, and the errors for files
+// that are truncated, damaged, of another version or not databases at all.
+// Also the Jellyfish histo text.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/output_file.hpp"
+#include "kmer/histogram.hpp"
+#include "kmer/kmer_db.hpp"
+#include "test_kmer_support.hpp"
+
+using namespace seqfuse::kmer;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir() {
+  std::string pattern = (fs::temp_directory_path() / "seqfuse-kmerdb-XXXXXX").string();
+  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+  return pattern;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void spit(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+// Writes `counts` (ascending letters) as a database in blocks of `block` k-mers.
+void write_db(const fs::path& path, const KmerDbInfo& info, const test::LetterCounts& counts,
+              std::size_t block) {
+  seqfuse::OutputFile out(path.string());
+  KmerDbWriter writer(out, info);
+  std::vector<std::uint64_t> words;
+  std::vector<std::uint32_t> values;
+  const auto flush = [&] {
+    writer.write(RecordBlock{info.k, words.data(), values.data(), values.size()});
+    words.clear();
+    values.clear();
+  };
+  for (const auto& [letters, count] : counts) {
+    std::uint64_t packed[2] = {0, 0};
+    REQUIRE(parse_kmer(letters, info.k, packed));
+    words.insert(words.end(), packed, packed + words_for_k(info.k));
+    values.push_back(static_cast<std::uint32_t>(count));
+    if (values.size() == block) flush();
+  }
+  flush();
+  writer.finish(12345, 678);
+  out.commit();
+}
+
+test::LetterCounts read_db(const KmerDb& db) {
+  test::LetterCounts all;
+  db.for_each_block([&](const RecordBlock& block) {
+    for (const auto& item : test::to_letters(block)) all.insert(item);
+  });
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("a database reads back what was written, and answers lookups", "[kmer]") {
+  const fs::path dir = fresh_dir();
+  const std::uint64_t seed = test::test_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto reads = test::random_reads(rng, 100, 200);
+  for (int k : {1, 7, 32, 33, 63}) {
+    INFO("k=" << k);
+    const test::LetterCounts counts = reference_counts(reads, k, true);
+    KmerDbInfo info;
+    info.k = k;
+    info.canonical = k % 2 == 1;
+    info.lower_count = 2;
+    info.upper_count = 99;
+    write_db(dir / "x.kdb", info, counts, 7);
+    const KmerDb db((dir / "x.kdb").string());
+    CHECK(db.info().k == k);
+    CHECK(db.info().canonical == info.canonical);
+    CHECK(db.info().lower_count == 2);
+    CHECK(db.info().upper_count == 99);
+    CHECK(db.info().total_kmers == 12345);
+    CHECK(db.info().distinct_kmers == 678);
+    CHECK(db.size() == counts.size());
+    CHECK(fs::file_size(dir / "x.kdb") == kKmerDbHeaderBytes +
+                                              counts.size() * kmer_record_bytes(words_for_k(k)) +
+                                              kKmerDbFooterBytes);
+    CHECK(read_db(db) == counts);
+    for (const auto& [letters, count] : counts) {
+      std::uint64_t words[2] = {0, 0};
+      REQUIRE(parse_kmer(letters, k, words));
+      REQUIRE(db.count_of(words) == count);
+    }
+    // Absent k-mers: below the first, between, above the last.
+    for (const std::string& probe : {std::string(static_cast<std::size_t>(k), 'A'),
+                                     std::string(static_cast<std::size_t>(k), 'T'),
+                                     std::string(static_cast<std::size_t>(k) - 1, 'C') + "G"}) {
+      std::uint64_t words[2] = {0, 0};
+      REQUIRE(parse_kmer(probe, k, words));
+      const auto it = counts.find(probe);
+      CHECK(db.count_of(words) == (it == counts.end() ? 0 : it->second));
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an empty database is valid", "[kmer]") {
+  const fs::path dir = fresh_dir();
+  KmerDbInfo info;
+  info.k = 21;
+  write_db(dir / "e.kdb", info, {}, 10);
+  const KmerDb db((dir / "e.kdb").string());
+  CHECK(db.size() == 0);
+  CHECK(read_db(db).empty());
+  std::uint64_t words[1] = {0};
+  CHECK(db.count_of(words) == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("truncated, damaged and foreign files are refused with one clear error", "[kmer]") {
+  const fs::path dir = fresh_dir();
+  KmerDbInfo info;
+  info.k = 5;
+  write_db(dir / "ok.kdb", info, {{"AAAAA", 3}, {"ACGTA", 1}, {"CCCCC", 9}}, 2);
+  const std::string good = slurp(dir / "ok.kdb");
+  const auto error_of = [&](const std::string& bytes) -> std::string {
+    spit(dir / "bad.kdb", bytes);
+    try {
+      const KmerDb db((dir / "bad.kdb").string());
+      (void)read_db(db);
+    } catch (const seqfuse::Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  using Catch::Contains;
+  CHECK_THAT(error_of(good.substr(0, good.size() - 1)), Contains("is truncated (no end marker)"));
+  CHECK_THAT(error_of(good.substr(0, 40)), Contains("is truncated (incomplete header)"));
+  CHECK_THAT(error_of(good.substr(0, 64) + good.substr(64 + 12)),  // one record cut out
+             Contains("is truncated or damaged"));
+  CHECK_THAT(error_of(""), Contains("is not a seqfuse k-mer database"));
+  CHECK_THAT(error_of(">read\nACGT\n"), Contains("is not a seqfuse k-mer database"));
+  std::string other_version = good;
+  other_version[8] = 2;
+  CHECK_THAT(error_of(other_version), Contains("of version 2; this seqfuse reads version 1"));
+  std::string bad_k = good;
+  bad_k[12] = 64;
+  CHECK_THAT(error_of(bad_k), Contains("has a damaged header"));
+  std::string unsorted = good;  // swap the first two records
+  std::swap_ranges(unsorted.begin() + 64, unsorted.begin() + 76, unsorted.begin() + 76);
+  CHECK_THAT(error_of(unsorted), Contains("record 2 is out of order"));
+  CHECK_THROWS_WITH(KmerDb((dir / "missing.kdb").string()), Contains("cannot open"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("histogram text is jellyfish histo's, catch-all bucket included", "[kmer]") {
+  CountHistogram h;
+  for (std::uint32_t count : {1u, 1u, 2u, 5u, 9999u, 10000u, 10001u, 10002u, 70000u}) h.add(count);
+  h.add(4294967295u, 2);
+  CHECK(h.distinct() == 11);
+  // Defaults (-l 1 -h 10000 -i 1): counts above 10000 land in bucket 10001.
+  CHECK(h.jellyfish_text() == "1 2\n2 1\n5 1\n9999 1\n10000 1\n10001 5\n");
+  // Low above 1: what is below it goes to the first bucket, labelled low - 1.
+  HistoParams p;
+  p.low = 3;
+  p.high = 6;
+  CHECK(h.jellyfish_text(p) == "2 3\n5 1\n7 7\n");
+  p.increment = 2;  // base 1, ceil 8: buckets 1, 3, 5 and the catch-all 7
+  CHECK(h.jellyfish_text(p) == "1 3\n5 1\n7 7\n");
+  p = {};
+  p.high = 3;
+  p.full = true;
+  CHECK(h.jellyfish_text(p) == "0 0\n1 2\n2 1\n3 0\n4 8\n");
+  p.high = 0;
+  CHECK_THROWS_AS(h.jellyfish_text(p), seqfuse::UsageError);
+}
