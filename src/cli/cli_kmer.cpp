@@ -232,7 +232,7 @@ int run_query(const QueryConfig& config) {
   }
   out.write(text);
   out.commit();
-  report.summary(std::to_string(queries.size()) + " k-mers looked up", clock.seconds());
+  report.summary(std::to_string(queries.size()) + " k-mer(s) looked up", clock.seconds());
   return 0;
 }
 
