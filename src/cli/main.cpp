@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   subcommands.push_back(seqfuse::cli::add_align(app, seqfuse::align::AlignMode::global));
   subcommands.push_back(seqfuse::cli::add_align(app, seqfuse::align::AlignMode::local));
   subcommands.push_back(seqfuse::cli::add_info(app));
+  subcommands.push_back(seqfuse::cli::add_embed(app));
   subcommands.push_back(seqfuse::cli::add_kmer_count(app));
   for (int i = 0; i < argc; ++i)
     seqfuse::cli::command_line() += (i ? " " : "") + std::string(argv[i]);

@@ -35,6 +35,7 @@ void add_quiet_option(CLI::App& app, CommonOptions& options);
 
 Subcommand add_info(CLI::App& parent);
 Subcommand add_align(CLI::App& parent, align::AlignMode mode);
+Subcommand add_embed(CLI::App& parent);
 Subcommand add_kmer_count(CLI::App& parent);
 
 }  // namespace seqfuse::cli

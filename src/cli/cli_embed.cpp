@@ -1,0 +1,179 @@
+// seqfuse embed: ESM-2 protein embeddings, equal to Hugging Face
+// transformers' EsmModel within float rounding.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/report.hpp"
+#include "io/batch_reader.hpp"
+#include "models/cpu_forward.hpp"
+#include "models/embed_job.hpp"
+#include "models/embed_outputs.hpp"
+#include "models/esm_weights.hpp"
+#include "subcommand.hpp"
+
+namespace seqfuse::cli {
+namespace {
+
+struct EmbedConfig {
+  CommonOptions common;
+  std::string model;
+  std::string input;
+  std::string output = "-";
+  std::string format;  // empty: from the output's extension, tsv otherwise
+  std::string pool = "mean";
+  std::vector<int> layers;  // empty: the final, normed layer
+  std::string dtype;        // empty: fp32 on CPU (bf16 on GPU, once there is one)
+  int toks_per_batch = 4096;
+  int max_length = 1022;
+};
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f s", seconds);
+  return text;
+}
+
+models::Pooling parse_pooling(const std::string& text) {
+  if (text == "mean") return models::Pooling::mean;
+  if (text == "bos") return models::Pooling::bos;
+  if (text == "none") return models::Pooling::none;
+  throw UsageError("--pool must be mean, bos or none, not '" + text + "'");
+}
+
+models::EmbedFormat chosen_format(const EmbedConfig& c) {
+  return c.format.empty() ? models::format_for_path(c.output)
+                          : models::parse_embed_format(c.format);
+}
+
+// Every problem with the command line at once, before any work.
+void validate(const EmbedConfig& c) {
+  std::string problems;
+  const auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
+  const auto check = [&](auto&& parse) {
+    try {
+      parse();
+    } catch (const UsageError& e) {
+      add(e.what());
+    }
+  };
+  check([&] { (void)parse_pooling(c.pool); });
+  check([&] {
+    if (chosen_format(c) == models::EmbedFormat::npy && c.output == "-")
+      add("--format npy writes two files (FILE.npy and FILE.ids.txt): give -o FILE.npy");
+  });
+  if (!c.dtype.empty() && c.dtype != "fp32" && c.dtype != "bf16" && c.dtype != "fp16")
+    add("--dtype must be fp32, bf16 or fp16, not '" + c.dtype + "'");
+  if (c.toks_per_batch < 1) add("--toks-per-batch must be 1 or more");
+  if (c.max_length < 1) add("--max-length must be 1 or more residues");
+  if (!problems.empty()) throw UsageError(problems);
+}
+
+int run_embed(const EmbedConfig& config) {
+  Stopwatch clock;
+  Reporter report("embed", config.common.quiet);
+  const models::EmbedFormat format = chosen_format(config);
+
+  // The engine: only the CPU one exists so far; auto takes it even where a
+  // GPU is present.
+  if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
+    throw Error("the GPU engine for embed is not built yet; use --device cpu");
+  if (!config.dtype.empty() && config.dtype != "fp32")
+    throw UsageError("--dtype " + config.dtype +
+                     ": the CPU engine computes in fp32 only (bf16 and fp16 are for the GPU)");
+
+  const models::EsmModel model = models::load_esm_model(config.model);
+  const double load_seconds = clock.seconds();
+  const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
+  if (static_cast<std::size_t>(config.max_length) + 2 >
+      static_cast<std::size_t>(model.config.max_position_embeddings))
+    report.warn("--max-length " + std::to_string(config.max_length) + " goes past the " +
+                std::to_string(model.config.max_position_embeddings - 2) +
+                " residues this model was trained on");
+
+  models::Readout readout;
+  readout.pooling = parse_pooling(config.pool);
+  readout.layers = models::resolve_layers(config.layers, model.config.num_layers);
+
+  const io::SequenceBatch batch = io::read_all(config.input);
+  const models::ProteinSet input =
+      models::tokenize_input(batch, config.input, static_cast<std::size_t>(config.max_length));
+  models::check_ids_for_format(format, input.ids);
+  const auto writer = models::make_embedding_writer(format, config.output,
+                                                    models::output_shape(input, readout, hidden));
+  for (const std::string& warning : input.warnings) report.warn(warning);
+
+  models::CpuEsmEngine engine(model, resolve_threads(config.common.threads));
+  models::EmbedJob job;
+  job.readout = readout;
+  job.toks_per_batch = static_cast<std::size_t>(config.toks_per_batch);
+  job.progress = [&report, total = input.size()](std::size_t done) {
+    report.progress(std::to_string(done) + " / " + std::to_string(total) + " sequences");
+  };
+  Stopwatch embed_clock;
+  const models::EmbedStats stats = models::run_embed_job(job, engine, input, hidden, *writer);
+  const double embed_seconds = embed_clock.seconds();
+  writer->commit();
+
+  const std::string what = std::to_string(stats.sequences) + " sequences, " +
+                           si_number(static_cast<double>(stats.tokens)) + " tokens on " +
+                           engine.name() + " (" +
+                           std::to_string(resolve_threads(config.common.threads)) + " threads)";
+  report.summary(what, clock.seconds(),
+                 "forward " +
+                     rate(static_cast<double>(stats.sequences), embed_seconds, "sequences") + ", " +
+                     rate(static_cast<double>(stats.tokens), embed_seconds, "tokens") +
+                     "; model loaded in " + seconds_text(load_seconds));
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_embed(CLI::App& parent) {
+  auto config = std::make_shared<EmbedConfig>();
+  CLI::App* app = parent.add_subcommand(
+      "embed", "ESM-2 protein embeddings, as Hugging Face transformers' EsmModel computes them");
+  app->footer(
+      "Examples:\n"
+      "  seqfuse embed --model esm2_t6_8M_UR50D proteins.fa -o emb.h5     mean of the final layer\n"
+      "  seqfuse embed --model DIR proteins.fa --pool none -o emb.npy     per residue (+ "
+      "emb.ids.txt)\n"
+      "  seqfuse embed --model DIR proteins.fa --layers 0 -1 --pool bos   two layers, BOS vectors\n"
+      "DIR is a Hugging Face ESM-2 checkpoint folder (config.json + model.safetensors).\n"
+      "Lowercase letters are read as uppercase (the Hugging Face tokenizer reads them as\n"
+      "<unk>); other letters outside ESM-2's alphabet are <unk>. --device auto runs on the\n"
+      "CPU: the GPU engine for embed is not built yet.");
+  app->add_option("PROTEINS", config->input, "Protein FASTA/FASTQ (plain, gzip, - for stdin)")
+      ->required();
+  app->add_option("--model", config->model,
+                  "Hugging Face ESM-2 checkpoint folder: config.json + model.safetensors")
+      ->required();
+  app->add_option("--format", config->format,
+                  "h5, npy or tsv (default: from -o's extension .h5/.npy, else tsv)");
+  app->add_option("--pool", config->pool,
+                  "mean (over residues, BOS/EOS excluded), bos, or none (per residue)")
+      ->capture_default_str();
+  app->add_option("--layers", config->layers,
+                  "Hidden states to output: 0 embeddings .. N final (normed); negative from the "
+                  "end (default -1)");
+  app->add_option("--dtype", config->dtype, "fp32, bf16 or fp16 (default fp32 on CPU)");
+  app->add_option("--toks-per-batch", config->toks_per_batch,
+                  "Tokens per batch; sequences are batched by length")
+      ->capture_default_str();
+  app->add_option("--max-length", config->max_length,
+                  "Residues kept per sequence; longer ones are cut with a warning")
+      ->capture_default_str();
+  app->add_option("-o,--output", config->output, "Output path, - for stdout")
+      ->capture_default_str();
+  add_threads_option(*app, config->common);
+  add_device_option(*app, config->common);
+  add_quiet_option(*app, config->common);
+  return {app, [config] {
+            validate(*config);
+            return run_embed(*config);
+          }};
+}
+
+}  // namespace seqfuse::cli

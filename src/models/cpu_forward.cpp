@@ -1,0 +1,307 @@
+#include "models/cpu_forward.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "models/pooling.hpp"
+#include "models/softmax.hpp"
+#include "models/tokenizer.hpp"
+
+namespace seqfuse::models {
+namespace {
+
+// Row-major out[rows x n] += in[rows x k] . weight[n x k]^T, one OpenBLAS call.
+void add_linear(const float* in, std::size_t ld_in, std::size_t rows, std::size_t k,
+                const float* weight, std::size_t n, float* out, std::size_t ld_out) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, in, static_cast<int>(ld_in), weight, static_cast<int>(k),
+              1.0f, out, static_cast<int>(ld_out));
+}
+
+// Starts out[r] at the bias for rows [0, rows), ready for add_linear.
+void set_rows_to_bias(const std::vector<float>& bias, std::size_t rows, float* out,
+                      std::size_t ld_out) {
+  for (std::size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), out + r * ld_out);
+}
+
+void add_bias_to_rows(const std::vector<float>& bias, std::size_t rows, float* out,
+                      std::size_t ld_out) {
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < bias.size(); ++c) out[r * ld_out + c] += bias[c];
+}
+
+// torch.nn.LayerNorm: biased variance; statistics in double.
+void layer_norm_rows(const float* in, std::size_t rows, std::size_t hidden,
+                     const std::vector<float>& weight, const std::vector<float>& bias, double eps,
+                     float* out) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* x = in + r * hidden;
+    double mean = 0;
+    for (std::size_t c = 0; c < hidden; ++c) mean += x[c];
+    mean /= static_cast<double>(hidden);
+    double variance = 0;
+    for (std::size_t c = 0; c < hidden; ++c) variance += (x[c] - mean) * (x[c] - mean);
+    variance /= static_cast<double>(hidden);
+    const double scale = 1.0 / std::sqrt(variance + eps);
+    float* y = out + r * hidden;
+    for (std::size_t c = 0; c < hidden; ++c)
+      y[c] = static_cast<float>((x[c] - mean) * scale) * weight[c] + bias[c];
+  }
+}
+
+// Query rows per attention block: a [block x tokens] score matrix per worker.
+constexpr std::size_t kQueryBlock = 256;
+
+// ESM's exact GELU (erf form; transformers' modeling_esm.gelu).
+inline float gelu(float x) {
+  return x * 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
+}
+
+}  // namespace
+
+CpuEsmEngine::CpuEsmEngine(const EsmModel& model, unsigned threads)
+    : model_(model),
+      threads_(std::max(threads, 1u)),
+      hidden_(static_cast<std::size_t>(model.config.hidden_size)),
+      heads_(static_cast<std::size_t>(model.config.num_heads)),
+      head_dim_(static_cast<std::size_t>(model.config.head_dim())),
+      intermediate_size_(static_cast<std::size_t>(model.config.intermediate_size)),
+      scratch_(threads_) {
+  // Our threads split the work; OpenBLAS threads on top would oversubscribe.
+  openblas_set_num_threads(1);
+  for (const EsmLayerWeights& layer : model_.layers) {
+    std::size_t index = 0;
+    while (index < rotary_.size() && rotary_[index].inv_freq != layer.rotary_inv_freq) ++index;
+    if (index == rotary_.size()) rotary_.push_back({layer.rotary_inv_freq, 0, {}, {}});
+    layer_rotary_.push_back(index);
+  }
+}
+
+void CpuEsmEngine::reserve(std::size_t longest_sequence_tokens, std::size_t batch_tokens) {
+  grow_rotary_tables(longest_sequence_tokens);
+  residual_.reserve(batch_tokens * hidden_);
+  normed_.reserve(batch_tokens * hidden_);
+  qkv_.reserve(batch_tokens * 3 * hidden_);
+  context_.reserve(batch_tokens * hidden_);
+  intermediate_.reserve(batch_tokens * intermediate_size_);
+}
+
+void CpuEsmEngine::grow_rotary_tables(std::size_t positions) {
+  const std::size_t half = head_dim_ / 2;
+  for (RotaryTable& table : rotary_) {
+    if (table.positions >= positions) continue;
+    table.cos.resize(positions * head_dim_);
+    table.sin.resize(positions * head_dim_);
+    for (std::size_t p = table.positions; p < positions; ++p) {
+      for (std::size_t c = 0; c < head_dim_; ++c) {
+        // transformers multiplies position by inv_freq in the model's dtype;
+        // double keeps the angle exact to fp32 even at position 1023.
+        const double angle = static_cast<double>(p) * static_cast<double>(table.inv_freq[c % half]);
+        table.cos[p * head_dim_ + c] = static_cast<float>(std::cos(angle));
+        table.sin[p * head_dim_ + c] = static_cast<float>(std::sin(angle));
+      }
+    }
+    table.positions = positions;
+  }
+}
+
+std::size_t CpuEsmEngine::row_chunk(std::size_t rows) const noexcept {
+  // Blocks of at least 16 rows keep each sgemm call efficient.
+  return std::max<std::size_t>((rows + threads_ - 1) / threads_, 16);
+}
+
+void CpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
+                         const Readout& readout, std::span<Embedding> out) {
+  if (out.size() != sequences.size())
+    throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
+                std::to_string(sequences.size()) + " sequences");
+  const int num_layers = model_.config.num_layers;
+  for (int layer : readout.layers)
+    if (layer < 0 || layer > num_layers)
+      throw Error("internal: hidden state " + std::to_string(layer) + " of a " +
+                  std::to_string(num_layers) + "-layer model");
+  offsets_.assign(1, 0);
+  std::size_t longest = 0;
+  for (const auto& tokens : sequences) {
+    offsets_.push_back(offsets_.back() + tokens.size());
+    longest = std::max(longest, tokens.size());
+  }
+  tokens_ = offsets_.back();
+  grow_rotary_tables(longest);
+  residual_.resize(tokens_ * hidden_);
+  normed_.resize(tokens_ * hidden_);
+  qkv_.resize(tokens_ * 3 * hidden_);
+  context_.resize(tokens_ * hidden_);
+  intermediate_.resize(tokens_ * intermediate_size_);
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    out[s].rows = pooled_rows(readout.pooling, sequences[s].size());
+    out[s].values.assign(readout.layers.size() * out[s].rows * hidden_, 0.0f);
+  }
+
+  embed_tokens(sequences);
+  for (int layer = 0; layer < num_layers; ++layer) {
+    capture(sequences, residual_.data(), readout, layer, out);
+    attention_block(static_cast<std::size_t>(layer));
+    feed_forward_block(static_cast<std::size_t>(layer));
+  }
+  final_norm();
+  capture(sequences, normed_.data(), readout, num_layers, out);
+}
+
+void CpuEsmEngine::embed_tokens(std::span<const std::span<const std::int32_t>> sequences) {
+  const EsmConfig& config = model_.config;
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    const auto& tokens = sequences[s];
+    // Token dropout at inference (EsmEmbeddings): <mask> rows are zeroed and
+    // the rest scaled by (1 - 0.15 x 0.8) / (1 - the sequence's mask ratio).
+    double scale = 1.0;
+    if (config.token_dropout && !tokens.empty()) {
+      const auto masks = std::count(tokens.begin(), tokens.end(), config.mask_token_id);
+      scale = (1.0 - 0.15 * 0.8) /
+              (1.0 - static_cast<double>(masks) / static_cast<double>(tokens.size()));
+    }
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+      const std::int32_t id = tokens[t];
+      if (id < 0 || id >= config.vocab_size)
+        throw Error("internal: token id " + std::to_string(id) + " outside the vocabulary");
+      const float* row = model_.word_embeddings.data() + static_cast<std::size_t>(id) * hidden_;
+      float* x = residual_.data() + (offsets_[s] + t) * hidden_;
+      const bool dropped = config.token_dropout && id == config.mask_token_id;
+      for (std::size_t c = 0; c < hidden_; ++c)
+        x[c] = dropped ? 0.0f : static_cast<float>(row[c] * scale);
+    }
+  }
+}
+
+void CpuEsmEngine::attention_block(std::size_t layer) {
+  const EsmLayerWeights& w = model_.layers[layer];
+  const double eps = model_.config.layer_norm_eps;
+  const std::size_t ld_qkv = 3 * hidden_;
+  // Pre-norm, then query, key and value into one [tokens][3 hidden] buffer.
+  parallel_chunks(
+      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+        const std::size_t rows = end - begin;
+        float* normed = normed_.data() + begin * hidden_;
+        layer_norm_rows(residual_.data() + begin * hidden_, rows, hidden_, w.attention_norm_weight,
+                        w.attention_norm_bias, eps, normed);
+        float* qkv = qkv_.data() + begin * ld_qkv;
+        const std::vector<float>* weights[] = {&w.query_weight, &w.key_weight, &w.value_weight};
+        const std::vector<float>* biases[] = {&w.query_bias, &w.key_bias, &w.value_bias};
+        for (std::size_t part = 0; part < 3; ++part) {
+          set_rows_to_bias(*biases[part], rows, qkv + part * hidden_, ld_qkv);
+          add_linear(normed, hidden_, rows, hidden_, weights[part]->data(), hidden_,
+                     qkv + part * hidden_, ld_qkv);
+        }
+      });
+  // Each (sequence, head) attends over its own tokens only.
+  const std::size_t sequences = offsets_.size() - 1;
+  parallel_chunks(sequences * heads_, 1, threads_,
+                  [&](unsigned worker, std::size_t begin, std::size_t end) {
+                    for (std::size_t item = begin; item < end; ++item) {
+                      const std::size_t s = item / heads_;
+                      attend(layer, offsets_[s], offsets_[s + 1] - offsets_[s], item % heads_,
+                             scratch_[worker]);
+                    }
+                  });
+}
+
+void CpuEsmEngine::attend(std::size_t layer, std::size_t first_token, std::size_t tokens,
+                          std::size_t head, AttentionScratch& scratch) {
+  const std::size_t d = head_dim_, half = d / 2, ld_qkv = 3 * hidden_;
+  const RotaryTable& rotary = rotary_[layer_rotary_[layer]];
+  const float query_scale = 1.0f / std::sqrt(static_cast<float>(d));
+  scratch.query.resize(tokens * d);
+  scratch.key.resize(tokens * d);
+
+  // Query scaled by head_dim^-0.5 first, then both rotated: x cos + rotate_half(x) sin,
+  // positions counted from the sequence's BOS.
+  for (std::size_t i = 0; i < tokens; ++i) {
+    const float* q = qkv_.data() + (first_token + i) * ld_qkv + head * d;
+    const float* k = q + hidden_;
+    const float* cos = rotary.cos.data() + i * d;
+    const float* sin = rotary.sin.data() + i * d;
+    float* q_out = scratch.query.data() + i * d;
+    float* k_out = scratch.key.data() + i * d;
+    for (std::size_t c = 0; c < half; ++c) {
+      q_out[c] = (q[c] * query_scale) * cos[c] - (q[c + half] * query_scale) * sin[c];
+      k_out[c] = k[c] * cos[c] - k[c + half] * sin[c];
+    }
+    for (std::size_t c = half; c < d; ++c) {
+      q_out[c] = (q[c] * query_scale) * cos[c] + (q[c - half] * query_scale) * sin[c];
+      k_out[c] = k[c] * cos[c] + k[c - half] * sin[c];
+    }
+  }
+  // softmax(Q K^T) V in blocks of query rows, so the score block stays small
+  // for long sequences. V is read in place; the result goes straight into
+  // this head's columns of context_.
+  const float* value = qkv_.data() + first_token * ld_qkv + 2 * hidden_ + head * d;
+  float* out = context_.data() + first_token * hidden_ + head * d;
+  for (std::size_t row = 0; row < tokens; row += kQueryBlock) {
+    const std::size_t rows = std::min(kQueryBlock, tokens - row);
+    scratch.scores.resize(rows * tokens);
+    float* scores = scratch.scores.data();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
+                static_cast<int>(tokens), static_cast<int>(d), 1.0f, scratch.query.data() + row * d,
+                static_cast<int>(d), scratch.key.data(), static_cast<int>(d), 0.0f, scores,
+                static_cast<int>(tokens));
+    for (std::size_t r = 0; r < rows; ++r) softmax_in_place(scores + r * tokens, tokens);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
+                static_cast<int>(d), static_cast<int>(tokens), 1.0f, scores,
+                static_cast<int>(tokens), value, static_cast<int>(ld_qkv), 0.0f,
+                out + row * hidden_, static_cast<int>(hidden_));
+  }
+}
+
+void CpuEsmEngine::feed_forward_block(std::size_t layer) {
+  const EsmLayerWeights& w = model_.layers[layer];
+  const double eps = model_.config.layer_norm_eps;
+  // Row-local from here to the end of the layer: attention's dense and
+  // residual, the second pre-norm, the GELU MLP and its residual.
+  parallel_chunks(
+      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+        const std::size_t rows = end - begin;
+        float* residual = residual_.data() + begin * hidden_;
+        add_bias_to_rows(w.attention_output_bias, rows, residual, hidden_);
+        add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
+                   w.attention_output_weight.data(), hidden_, residual, hidden_);
+        float* normed = normed_.data() + begin * hidden_;
+        layer_norm_rows(residual, rows, hidden_, w.ffn_norm_weight, w.ffn_norm_bias, eps, normed);
+        float* inter = intermediate_.data() + begin * intermediate_size_;
+        set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
+        add_linear(normed, hidden_, rows, hidden_, w.intermediate_weight.data(), intermediate_size_,
+                   inter, intermediate_size_);
+        for (std::size_t i = 0; i < rows * intermediate_size_; ++i) inter[i] = gelu(inter[i]);
+        add_bias_to_rows(w.output_bias, rows, residual, hidden_);
+        add_linear(inter, intermediate_size_, rows, intermediate_size_, w.output_weight.data(),
+                   hidden_, residual, hidden_);
+      });
+}
+
+void CpuEsmEngine::final_norm() {
+  const double eps = model_.config.layer_norm_eps;
+  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    layer_norm_rows(residual_.data() + begin * hidden_, end - begin, hidden_,
+                                    model_.final_norm_weight, model_.final_norm_bias, eps,
+                                    normed_.data() + begin * hidden_);
+                  });
+}
+
+void CpuEsmEngine::capture(std::span<const std::span<const std::int32_t>> sequences,
+                           const float* states, const Readout& readout, int hidden_state,
+                           std::span<Embedding> out) const {
+  for (std::size_t slot = 0; slot < readout.layers.size(); ++slot) {
+    if (readout.layers[slot] != hidden_state) continue;
+    for (std::size_t s = 0; s < sequences.size(); ++s) {
+      float* dst = out[s].values.data() + slot * out[s].rows * hidden_;
+      pool_hidden_states(readout.pooling, states + offsets_[s] * hidden_, sequences[s].size(),
+                         hidden_, dst);
+    }
+  }
+}
+
+}  // namespace seqfuse::models

@@ -1,0 +1,152 @@
+#include "models/embed_job.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <span>
+
+#include "core/error.hpp"
+
+namespace seqfuse::models {
+namespace {
+
+// "a, b, c and 4 more"
+std::string first_names(const std::vector<std::string>& names) {
+  constexpr std::size_t kShown = 5;
+  std::string text;
+  for (std::size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + names[i];
+  if (names.size() > kShown) text += " and " + std::to_string(names.size() - kShown) + " more";
+  return text;
+}
+
+std::string sequences_word(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " sequence" : " sequences");
+}
+
+}  // namespace
+
+ProteinSet tokenize_input(const io::SequenceBatch& batch, const std::string& source,
+                          std::size_t max_residues) {
+  if (batch.empty()) throw Error("'" + source + "' has no sequences");
+  ProteinSet set;
+  std::vector<std::string> truncated, with_unknown;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const std::string id(batch.name(i));
+    const std::string where =
+        "sequence '" + id + "' (record " + std::to_string(i + 1) + " of '" + source + "')";
+    if (batch.length(i) == 0) throw Error(where + " is empty");
+    TokenizedProtein protein = tokenize_protein(batch.sequence(i), max_residues);
+    if (protein.unknown == protein.residues)
+      throw Error(where + " has no letter of ESM-2's alphabet: every residue would be <unk>");
+    if (protein.truncated)
+      truncated.push_back(id + " (" + std::to_string(batch.length(i)) + " residues)");
+    if (protein.unknown > 0) with_unknown.push_back(id);
+    set.tokens += protein.ids.size();
+    set.longest = std::max(set.longest, protein.ids.size());
+    set.ids.push_back(id);
+    set.proteins.push_back(std::move(protein));
+  }
+  if (!truncated.empty())
+    set.warnings.push_back(sequences_word(truncated.size()) + " longer than --max-length " +
+                           std::to_string(max_residues) + " cut to their first " +
+                           std::to_string(max_residues) + " residues: " + first_names(truncated));
+  if (!with_unknown.empty())
+    set.warnings.push_back(
+        sequences_word(with_unknown.size()) +
+        " with letters outside ESM-2's alphabet, read as <unk>: " + first_names(with_unknown));
+  return set;
+}
+
+std::vector<int> resolve_layers(const std::vector<int>& requested, int num_layers) {
+  if (requested.empty()) return {num_layers};
+  std::vector<int> layers;
+  for (int value : requested) {
+    if (value > num_layers || value < -(num_layers + 1))
+      throw UsageError("--layers " + std::to_string(value) + ": the model has " +
+                       std::to_string(num_layers) + " layers (hidden states 0.." +
+                       std::to_string(num_layers) + ", or -" + std::to_string(num_layers + 1) +
+                       "..-1 from the end)");
+    const int index = value < 0 ? num_layers + 1 + value : value;
+    if (std::find(layers.begin(), layers.end(), index) != layers.end())
+      throw UsageError("--layers names hidden state " + std::to_string(index) + " twice");
+    layers.push_back(index);
+  }
+  return layers;
+}
+
+OutputShape output_shape(const ProteinSet& input, const Readout& readout, std::size_t hidden) {
+  OutputShape shape;
+  shape.sequences = input.size();
+  shape.hidden = hidden;
+  shape.layers = readout.layers;
+  shape.pooling = readout.pooling;
+  for (const TokenizedProtein& p : input.proteins)
+    shape.total_rows += readout.pooling == Pooling::none ? p.residues : 1;
+  return shape;
+}
+
+EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const ProteinSet& input,
+                         std::size_t hidden, EmbeddingWriter& writer) {
+  const std::size_t toks_per_batch = std::max<std::size_t>(job.toks_per_batch, 1);
+  engine.reserve(input.longest, std::max(toks_per_batch, input.longest));
+  const std::size_t layers = job.readout.layers.size();
+  const auto result_floats = [&](std::size_t i) {
+    const std::size_t tokens = input.proteins[i].ids.size();
+    return layers * hidden * (job.readout.pooling == Pooling::none ? tokens : 1);
+  };
+
+  EmbedStats stats;
+  std::vector<Embedding> results, batch_out;
+  std::vector<std::size_t> order, batch;
+  std::vector<std::span<const std::int32_t>> batch_tokens;
+  for (std::size_t first = 0; first < input.size();) {
+    std::size_t last = first + 1, floats = result_floats(first);
+    while (last < input.size() && floats + result_floats(last) <= job.window_floats)
+      floats += result_floats(last++);
+
+    // Longest first; equal lengths keep input order, so runs are repeatable.
+    order.resize(last - first);
+    std::iota(order.begin(), order.end(), first);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return input.proteins[a].ids.size() > input.proteins[b].ids.size();
+    });
+    results.assign(last - first, {});
+    for (std::size_t next = 0; next < order.size();) {
+      batch.clear();
+      batch_tokens.clear();
+      std::size_t tokens = 0;
+      while (next < order.size()) {
+        const std::size_t n = input.proteins[order[next]].ids.size();
+        if (!batch.empty() && tokens + n > toks_per_batch) break;
+        tokens += n;
+        batch.push_back(order[next]);
+        batch_tokens.emplace_back(input.proteins[order[next]].ids);
+        ++next;
+      }
+      batch_out.assign(batch.size(), {});
+      engine.embed(batch_tokens, job.readout, batch_out);
+      for (std::size_t b = 0; b < batch.size(); ++b)
+        results[batch[b] - first] = std::move(batch_out[b]);
+      stats.tokens += tokens;
+      ++stats.batches;
+    }
+
+    for (std::size_t i = first; i < last; ++i) {
+      const Embedding& e = results[i - first];
+      SequenceRows rows;
+      rows.id = input.ids[i];
+      rows.values = e.values.data();
+      rows.block_rows = e.rows;
+      // --pool none: the residues, without BOS and EOS.
+      const bool per_token = job.readout.pooling == Pooling::none;
+      rows.first_row = per_token ? 1 : 0;
+      rows.rows = per_token ? input.proteins[i].residues : 1;
+      writer.write(rows);
+    }
+    stats.sequences += last - first;
+    if (job.progress) job.progress(last);
+    first = last;
+  }
+  return stats;
+}
+
+}  // namespace seqfuse::models

@@ -1,0 +1,68 @@
+// One embed run: the input checked and tokenized in input order, then fed
+// to an engine in length-sorted batches of at most --toks-per-batch tokens,
+// and the results handed to the writer in input order again.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/batch.hpp"
+#include "models/embed_outputs.hpp"
+#include "models/engine.hpp"
+#include "models/tokenizer.hpp"
+
+namespace seqfuse::models {
+
+// The input sequences, tokenized, in input order.
+struct ProteinSet {
+  std::vector<std::string> ids;
+  std::vector<TokenizedProtein> proteins;
+  std::uint64_t tokens = 0;  // BOS and EOS included: what the model computes on
+  std::size_t longest = 0;   // tokens of the longest sequence
+  // Truncated sequences, letters read as <unk>: one line each, naming the
+  // sequences. The caller shows them once the output exists, so a run that
+  // fails on its output path says only that.
+  std::vector<std::string> warnings;
+
+  [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
+};
+
+// Throws seqfuse::Error for an input without sequences, an empty sequence, or
+// one whose every letter is outside ESM-2's alphabet, naming it. Sequences
+// longer than max_residues are cut to it, and letters outside the alphabet
+// read as <unk>.
+[[nodiscard]] ProteinSet tokenize_input(const io::SequenceBatch& batch, const std::string& source,
+                                        std::size_t max_residues);
+
+// --layers values to hidden-state indices: 0..num_layers as given, negative
+// ones from the end (-1: the final, normed layer). Empty: {num_layers}.
+// Throws UsageError for indices outside the model and for repeats.
+[[nodiscard]] std::vector<int> resolve_layers(const std::vector<int>& requested, int num_layers);
+
+// The shape of what the writer will receive for `input`.
+[[nodiscard]] OutputShape output_shape(const ProteinSet& input, const Readout& readout,
+                                       std::size_t hidden);
+
+struct EmbedJob {
+  Readout readout;
+  std::size_t toks_per_batch = 4096;
+  // Floats of results held before they go to the writer in input order: the
+  // input is processed in windows of consecutive sequences this large, each
+  // sorted by length on its own. Bounds memory for --pool none.
+  std::size_t window_floats = std::size_t{1} << 26;
+  std::function<void(std::size_t sequences_done)> progress;
+};
+
+struct EmbedStats {
+  std::uint64_t sequences = 0;
+  std::uint64_t tokens = 0;
+  std::uint64_t batches = 0;
+};
+
+EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const ProteinSet& input,
+                         std::size_t hidden, EmbeddingWriter& writer);
+
+}  // namespace seqfuse::models

@@ -1,0 +1,153 @@
+// HDF5 output, one dataset per sequence id (the layout ProtTrans and
+// bio_embeddings write). The file is built in memory with HDF5's core driver
+// and its image is written through OutputFile at commit: the HDF5 library
+// wants a file name, OutputFile wants bytes, and this way the output is
+// still atomic (and can go to stdout). The price: the whole file sits in
+// memory until the end, which matters only for --pool none on large sets.
+#include <hdf5.h>
+
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/output_file.hpp"
+#include "models/embed_outputs.hpp"
+
+namespace seqfuse::models {
+namespace {
+
+// Closes an HDF5 handle when it goes out of scope.
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  [[nodiscard]] hid_t get() const noexcept { return id_; }
+  [[nodiscard]] bool ok() const noexcept { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+const char* pooling_name(Pooling pooling) {
+  switch (pooling) {
+    case Pooling::mean:
+      return "mean";
+    case Pooling::bos:
+      return "bos";
+    case Pooling::none:
+      return "none";
+  }
+  return "?";
+}
+
+class H5Writer final : public EmbeddingWriter {
+ public:
+  H5Writer(const std::string& path, OutputShape shape) : out_(path), shape_(std::move(shape)) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our errors are one line
+    try {
+      Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+      if (!access.ok() || H5Pset_fapl_core(access.get(), std::size_t{1} << 20, 0) < 0)
+        fail("cannot set up the in-memory HDF5 file");
+      // The core driver still keys open files by name: one name per writer.
+      static std::atomic<unsigned> files_made{0};
+      const std::string name = "seqfuse-embeddings-" + std::to_string(files_made++) + ".h5";
+      file_ = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get());
+      if (file_ < 0) fail("cannot create the HDF5 file");
+      link_properties_ = H5Pcreate(H5P_LINK_CREATE);
+      if (link_properties_ < 0 || H5Pset_char_encoding(link_properties_, H5T_CSET_UTF8) < 0)
+        fail("cannot set HDF5 link properties");
+      write_attributes();
+    } catch (...) {
+      close();
+      throw;
+    }
+  }
+
+  ~H5Writer() override { close(); }
+
+  void write(const SequenceRows& seq) override {
+    const std::size_t layers = shape_.layers.size(), hidden = shape_.hidden;
+    std::vector<hsize_t> dims;
+    if (layers > 1) dims.push_back(layers);
+    if (shape_.pooling == Pooling::none) dims.push_back(seq.rows);
+    dims.push_back(hidden);
+    data_.resize(layers * seq.rows * hidden);
+    for (std::size_t l = 0; l < layers; ++l)
+      for (std::size_t r = 0; r < seq.rows; ++r) {
+        const float* v = seq.values + ((l * seq.block_rows) + seq.first_row + r) * hidden;
+        std::copy(v, v + hidden,
+                  data_.begin() + static_cast<std::ptrdiff_t>((l * seq.rows + r) * hidden));
+      }
+    const std::string name(seq.id);
+    Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+    if (!space.ok()) fail("cannot describe dataset '" + name + "'");
+    Handle dataset(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F32LE, space.get(), link_properties_,
+                              H5P_DEFAULT, H5P_DEFAULT),
+                   H5Dclose);
+    if (!dataset.ok()) fail("cannot create dataset '" + name + "'");
+    if (H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data_.data()) < 0)
+      fail("cannot write dataset '" + name + "'");
+  }
+
+  void commit() override {
+    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) fail("cannot flush the HDF5 file");
+    const ssize_t size = H5Fget_file_image(file_, nullptr, 0);
+    if (size < 0) fail("cannot read back the HDF5 file image");
+    std::vector<char> image(static_cast<std::size_t>(size));
+    if (H5Fget_file_image(file_, image.data(), image.size()) != size)
+      fail("cannot read back the HDF5 file image");
+    out_.write(image.data(), image.size());
+    out_.commit();
+  }
+
+ private:
+  void close() noexcept {
+    if (link_properties_ >= 0) H5Pclose(link_properties_);
+    if (file_ >= 0) H5Fclose(file_);
+    link_properties_ = file_ = -1;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error("HDF5 output '" + out_.path() + "': " + what);
+  }
+
+  void write_attributes() {
+    std::vector<int> layers(shape_.layers.begin(), shape_.layers.end());
+    const hsize_t count = layers.size();
+    Handle list_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+    Handle layer_attr(
+        H5Acreate2(file_, "layers", H5T_STD_I32LE, list_space.get(), H5P_DEFAULT, H5P_DEFAULT),
+        H5Aclose);
+    if (!layer_attr.ok() || H5Awrite(layer_attr.get(), H5T_NATIVE_INT, layers.data()) < 0)
+      fail("cannot write the 'layers' attribute");
+    const std::string pooling = pooling_name(shape_.pooling);
+    Handle text_type(H5Tcopy(H5T_C_S1), H5Tclose);
+    Handle scalar(H5Screate(H5S_SCALAR), H5Sclose);
+    if (!text_type.ok() || H5Tset_size(text_type.get(), pooling.size()) < 0) fail("string type");
+    Handle pooling_attr(
+        H5Acreate2(file_, "pooling", text_type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
+        H5Aclose);
+    if (!pooling_attr.ok() || H5Awrite(pooling_attr.get(), text_type.get(), pooling.c_str()) < 0)
+      fail("cannot write the 'pooling' attribute");
+  }
+
+  OutputFile out_;
+  OutputShape shape_;
+  hid_t file_ = -1;
+  hid_t link_properties_ = -1;
+  std::vector<float> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<EmbeddingWriter> make_h5_writer(const std::string& path, const OutputShape& shape) {
+  return std::make_unique<H5Writer>(path, shape);
+}
+
+}  // namespace seqfuse::models

@@ -1,0 +1,56 @@
+#include "models/tokenizer.hpp"
+
+namespace seqfuse::models {
+namespace {
+
+// clang-format off
+constexpr std::array<std::string_view, kEsmVocabularySize> kVocabulary = {
+    "<cls>", "<pad>", "<eos>", "<unk>",
+    "L", "A", "G", "V", "S", "E", "R", "T", "I", "D", "P", "K", "Q", "N", "F", "Y", "M", "H",
+    "W", "C", "X", "B", "U", "Z", "O", ".", "-",
+    "<null_1>", "<mask>"};
+// clang-format on
+
+// Letter -> token for the single-letter entries of the vocabulary.
+struct LetterTable {
+  std::array<std::int32_t, 256> token{};
+  constexpr LetterTable() {
+    for (auto& t : token) t = kUnknownToken;
+    for (std::size_t id = 0; id < kVocabulary.size(); ++id) {
+      const std::string_view text = kVocabulary[id];
+      if (text.size() != 1) continue;
+      const auto upper = static_cast<unsigned char>(text[0]);
+      token[upper] = static_cast<std::int32_t>(id);
+      if (upper >= 'A' && upper <= 'Z') token[upper + ('a' - 'A')] = static_cast<std::int32_t>(id);
+    }
+  }
+};
+constexpr LetterTable kLetters;
+
+}  // namespace
+
+const std::array<std::string_view, kEsmVocabularySize>& esm_vocabulary() {
+  return kVocabulary;
+}
+
+std::int32_t residue_token(char letter) noexcept {
+  return kLetters.token[static_cast<unsigned char>(letter)];
+}
+
+TokenizedProtein tokenize_protein(std::string_view sequence, std::size_t max_residues) {
+  TokenizedProtein out;
+  out.truncated = sequence.size() > max_residues;
+  if (out.truncated) sequence = sequence.substr(0, max_residues);
+  out.residues = sequence.size();
+  out.ids.reserve(sequence.size() + 2);
+  out.ids.push_back(kClsToken);
+  for (char c : sequence) {
+    const std::int32_t id = residue_token(c);
+    out.unknown += id == kUnknownToken;
+    out.ids.push_back(id);
+  }
+  out.ids.push_back(kEosToken);
+  return out;
+}
+
+}  // namespace seqfuse::models

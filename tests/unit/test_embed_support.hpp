@@ -1,0 +1,66 @@
+// Shared by the embed tests: the fixture checkpoints, their transformers
+// references (reference.tsv) and vector comparisons.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "test_data.hpp"
+
+namespace seqfuse::models::test {
+
+inline const std::vector<std::string>& fixture_names() {
+  static const std::vector<std::string> names = {"esm_hd16_fp32_hub", "esm_hd24_fp16_saved",
+                                                 "esm_hd32_bf16_hub", "esm_hd64_fp32_saved"};
+  return names;
+}
+
+inline std::filesystem::path embed_data_dir() {
+  return seqfuse::test::data_dir() / "embed";
+}
+
+// reference.tsv: id <TAB> what <TAB> v1 ... keyed by (id, what).
+using Reference = std::map<std::pair<std::string, std::string>, std::vector<double>>;
+
+inline Reference read_reference(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  Reference rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string id, what, value;
+    std::getline(fields, id, '\t');
+    std::getline(fields, what, '\t');
+    std::vector<double> values;
+    while (std::getline(fields, value, '\t')) values.push_back(std::stod(value));
+    rows[{id, what}] = std::move(values);
+  }
+  return rows;
+}
+
+struct Agreement {
+  double cosine = 0;
+  double relative_error = 0;  // |got - want| / |want|
+};
+
+inline Agreement compare(const float* got, const std::vector<double>& want) {
+  double dot = 0, got_norm = 0, want_norm = 0, diff = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    dot += got[i] * want[i];
+    got_norm += double(got[i]) * got[i];
+    want_norm += want[i] * want[i];
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+  }
+  return {dot / std::sqrt(got_norm * want_norm), std::sqrt(diff / want_norm)};
+}
+
+}  // namespace seqfuse::models::test
