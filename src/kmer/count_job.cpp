@@ -81,8 +81,11 @@ class CountFilter {
 
 MemoryPlan plan_memory(std::size_t max_memory, bool gpu) {
   MemoryPlan plan;
-  plan.batch_bases =
-      std::clamp<std::size_t>(max_memory / 64, std::size_t{1} << 20, std::size_t{64} << 20);
+  // Small batches on the CPU so the reader thread decompresses and parses the
+  // next one while the workers count this one; large ones for the GPU, where
+  // each batch is a transfer and a launch.
+  const std::size_t largest_batch = gpu ? std::size_t{64} << 20 : std::size_t{4} << 20;
+  plan.batch_bases = std::clamp<std::size_t>(max_memory / 64, std::size_t{1} << 20, largest_batch);
   // The GPU engine sizes its device and pinned buffers itself from the cap.
   plan.engine_budget = gpu ? max_memory : max_memory / 100 * 45;
   plan.runs_in_memory = max_memory / 100 * 35;
