@@ -5,8 +5,9 @@
 // inside a partition only the low `sort_bits` bits vary. LSD radix with 8-bit
 // digits then takes ceil(sort_bits / 8) stable passes; a pass whose digit is
 // the same for every key (common in low-complexity data and for small k) is
-// skipped. Measured on the shovill reads (k = 31, 4096 partitions, about 1,500
-// k-mers each): radix 2.6x faster than std::sort on the same partitions.
+// skipped. Measured here (random 50-bit keys, partitions of 1,500 / 12,000 /
+// 100,000 keys, the sizes the shovill reads give at k = 31 and up): 17-22 /
+// 19-22 / 31-35 ns a key against std::sort's 41 / 57 / 63-67.
 #pragma once
 
 #include <algorithm>
