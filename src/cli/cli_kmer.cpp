@@ -298,6 +298,10 @@ Subcommand add_kmer_count(CLI::App& parent) {
       ->capture_default_str();
   add_count_bounds(*dump_app, dump->lower, dump->upper);
   dump_app->add_flag("-q,--quiet", dump->quiet, "No summary on stderr");
+  dump_app->footer(
+      "Examples:\n"
+      "  seqfuse kmer-count dump reads.kdb > reads.tsv         as jellyfish dump -c, sorted\n"
+      "  seqfuse kmer-count dump reads.kdb -L 2 -U 100 -o mid.tsv");
 
   CLI::App* histo_app =
       app->add_subcommand("histo", "Print a database's histogram as jellyfish histo does");
@@ -312,6 +316,10 @@ Subcommand add_kmer_count(CLI::App& parent) {
       ->capture_default_str();
   histo_app->add_flag("-f,--full", histo->params.full, "Also print empty buckets");
   histo_app->add_flag("-q,--quiet", histo->quiet, "No summary on stderr");
+  histo_app->footer(
+      "Examples:\n"
+      "  seqfuse kmer-count histo reads.kdb > reads.histo      as jellyfish histo\n"
+      "  seqfuse kmer-count histo reads.kdb --low 2 --high 500 --increment 5");
 
   CLI::App* query_app = app->add_subcommand(
       "query", "Print \"KMER COUNT\" for given k-mers (canonical form when the DB is)");
@@ -324,6 +332,11 @@ Subcommand add_kmer_count(CLI::App& parent) {
   query_app->add_option("-o,--output", query->output, "Output path, - for stdout")
       ->capture_default_str();
   query_app->add_flag("-q,--quiet", query->quiet, "No summary on stderr");
+  query_app->footer(
+      "Examples:\n"
+      "  seqfuse kmer-count query reads.kdb ACGTACGTACGTACGTACGTA TTTTTTTTTTTTTTTTTTTTT\n"
+      "  seqfuse kmer-count query reads.kdb -f kmers.txt        one k-mer per line (or FASTA)\n"
+      "A k-mer that is not in the database prints with count 0.");
 
   return {app, [=] {
             if (dump_app->parsed()) return run_dump(*dump);
