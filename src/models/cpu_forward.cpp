@@ -7,8 +7,8 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "models/cpu_kernels.hpp"
 #include "models/pooling.hpp"
-#include "models/softmax.hpp"
 #include "models/tokenizer.hpp"
 
 namespace seqfuse::models {
@@ -55,11 +55,6 @@ void layer_norm_rows(const float* in, std::size_t rows, std::size_t hidden,
 
 // Query rows per attention block: a [block x tokens] score matrix per worker.
 constexpr std::size_t kQueryBlock = 256;
-
-// ESM's exact GELU (erf form; transformers' modeling_esm.gelu).
-inline float gelu(float x) {
-  return x * 0.5f * (1.0f + std::erf(x * 0.70710678118654752f));
-}
 
 }  // namespace
 
@@ -248,7 +243,7 @@ void CpuEsmEngine::attend(std::size_t layer, std::size_t first_token, std::size_
                 static_cast<int>(tokens), static_cast<int>(d), 1.0f, scratch.query.data() + row * d,
                 static_cast<int>(d), scratch.key.data(), static_cast<int>(d), 0.0f, scores,
                 static_cast<int>(tokens));
-    for (std::size_t r = 0; r < rows; ++r) softmax_in_place(scores + r * tokens, tokens);
+    softmax_rows(scores, rows, tokens);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
                 static_cast<int>(d), static_cast<int>(tokens), 1.0f, scores,
                 static_cast<int>(tokens), value, static_cast<int>(ld_qkv), 0.0f,
@@ -274,7 +269,7 @@ void CpuEsmEngine::feed_forward_block(std::size_t layer) {
         set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
         add_linear(normed, hidden_, rows, hidden_, w.intermediate_weight.data(), intermediate_size_,
                    inter, intermediate_size_);
-        for (std::size_t i = 0; i < rows * intermediate_size_; ++i) inter[i] = gelu(inter[i]);
+        gelu_in_place(inter, rows * intermediate_size_);
         add_bias_to_rows(w.output_bias, rows, residual, hidden_);
         add_linear(inter, intermediate_size_, rows, intermediate_size_, w.output_weight.data(),
                    hidden_, residual, hidden_);

@@ -1,16 +1,17 @@
 // The CPU engine's own math against the standard library: the vectorizable
-// exp and softmax, and mean pooling.
+// exp and erf, softmax rows, GELU, and mean pooling.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 #include <vector>
 
+#include "models/cpu_kernels.hpp"
+#include "models/cpu_math.hpp"
 #include "models/pooling.hpp"
-#include "models/softmax.hpp"
 
 using namespace seqfuse::models;
 
-TEST_CASE("embed math: exp_clamped is within a few ulp of std::exp on [-87, 0]", "[embed]") {
+TEST_CASE("embed math: exp_clamped is within 3 ulp of exp on [-87, 0]", "[embed]") {
   double worst = 0;
   for (int i = 0; i <= 870000; ++i) {
     const float x = -static_cast<float>(i) * 1e-4f;
@@ -18,24 +19,57 @@ TEST_CASE("embed math: exp_clamped is within a few ulp of std::exp on [-87, 0]",
     worst = std::max(worst, std::abs(exp_clamped(x) - want) / want);
   }
   INFO("worst relative error " << worst);
-  CHECK(worst < 3.6e-7);  // 3 ulp of float
+  CHECK(worst < 3.6e-7);
   CHECK(exp_clamped(0.0f) == 1.0f);
 }
 
+TEST_CASE("embed math: erf_clamped is within 5e-7 of erf on [-4, 4]", "[embed]") {
+  double worst = 0;
+  for (int i = -400000; i <= 400000; ++i) {
+    const float x = static_cast<float>(i) * 1e-5f;
+    worst = std::max(worst, std::abs(erf_clamped(x) - std::erf(static_cast<double>(x))));
+  }
+  INFO("worst absolute error " << worst);
+  CHECK(worst < 5e-7);  // a few float ulp near 1
+  CHECK(erf_clamped(0.0f) == 0.0f);
+}
+
+TEST_CASE("embed math: GELU matches x/2 (1 + erf(x / sqrt 2))", "[embed]") {
+  std::vector<float> x;
+  for (int i = -2000; i <= 2000; ++i) x.push_back(static_cast<float>(i) * 0.01f);  // [-20, 20]
+  x.push_back(-1e30f);
+  x.push_back(1e30f);
+  std::vector<float> y = x;
+  gelu_in_place(y.data(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    const double want = v * 0.5 * (1.0 + std::erf(v / std::sqrt(2.0)));
+    INFO("x = " << v);
+    REQUIRE(std::abs(y[i] - want) <= 2e-7 * std::max(1.0, std::abs(v)));
+  }
+}
+
 TEST_CASE("embed math: softmax rows sum to one and match the definition", "[embed]") {
-  for (std::size_t n : {1u, 2u, 7u, 8u, 9u, 100u, 1027u}) {
-    std::vector<float> row(n);
-    for (std::size_t j = 0; j < n; ++j) row[j] = std::sin(float(j) * 1.7f) * 30.0f - 5.0f;
-    const std::vector<float> scores = row;
-    softmax_in_place(row.data(), n);
-    double max_score = *std::max_element(scores.begin(), scores.end()), sum = 0;
-    for (float s : scores) sum += std::exp(double(s) - max_score);
-    for (std::size_t j = 0; j < n; ++j)
-      REQUIRE(row[j] == Approx(std::exp(double(scores[j]) - max_score) / sum).margin(1e-7));
-    CHECK(std::accumulate(row.begin(), row.end(), 0.0) == Approx(1.0).epsilon(1e-6));
+  for (std::size_t n : {1u, 2u, 7u, 15u, 16u, 17u, 100u, 1027u}) {
+    const std::size_t rows = 3;
+    std::vector<float> scores(rows * n);
+    for (std::size_t j = 0; j < scores.size(); ++j)
+      scores[j] = std::sin(float(j) * 1.7f) * 30.0f - 5.0f;
+    std::vector<float> probabilities = scores;
+    softmax_rows(probabilities.data(), rows, n);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const float* s = scores.data() + r * n;
+      const float* p = probabilities.data() + r * n;
+      const double max_score = *std::max_element(s, s + n);
+      double sum = 0;
+      for (std::size_t j = 0; j < n; ++j) sum += std::exp(double(s[j]) - max_score);
+      for (std::size_t j = 0; j < n; ++j)
+        REQUIRE(p[j] == Approx(std::exp(double(s[j]) - max_score) / sum).margin(1e-7));
+      CHECK(std::accumulate(p, p + n, 0.0) == Approx(1.0).epsilon(1e-6));
+    }
   }
   std::vector<float> extreme = {0.0f, -200.0f, 50.0f};  // e^-250 underflows to ~0, not NaN
-  softmax_in_place(extreme.data(), 3);
+  softmax_rows(extreme.data(), 1, 3);
   CHECK(extreme[2] == Approx(1.0f));
   CHECK(extreme[1] >= 0.0f);
   CHECK(extreme[1] < 1e-30f);
