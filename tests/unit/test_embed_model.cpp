@@ -56,19 +56,11 @@ std::string error_of(const std::function<void()>& body) {
   }
 }
 
-// Copies a fixture folder into `to`, with config.json edited by `edit_config`
-// and the tensors rewritten by `edit_tensor` (return false to drop one).
+// Writes the tensors of `source` that `edit_tensor` keeps (all without it),
+// possibly renamed or reshaped, as a new safetensors file.
 using TensorEdit = std::function<bool(std::string& name, nlohmann::json& entry)>;
-void copy_fixture(const std::string& fixture, const fs::path& to,
-                  const std::function<void(nlohmann::json&)>& edit_config,
-                  const TensorEdit& edit_tensor = {}) {
-  const fs::path from = embed_data_dir() / fixture;
-  fs::create_directories(to);
-  nlohmann::json config = nlohmann::json::parse(read_text(from / "config.json"));
-  if (edit_config) edit_config(config);
-  std::ofstream(to / "config.json") << config.dump(2);
-
-  const SafetensorsFile source((from / "model.safetensors").string());
+void write_tensors(const SafetensorsFile& source, const fs::path& to,
+                   const TensorEdit& edit_tensor) {
   nlohmann::json header = nlohmann::json::object();
   std::string data;
   for (const TensorInfo& t : source.tensors()) {
@@ -81,9 +73,24 @@ void copy_fixture(const std::string& fixture, const fs::path& to,
     header[name] = entry;
   }
   const std::string text = header.dump();
-  std::ofstream out(to / "model.safetensors", std::ios::binary);
+  std::ofstream out(to, std::ios::binary);
   for (int i = 0; i < 8; ++i) out.put(static_cast<char>((text.size() >> (8 * i)) & 0xff));
   out << text << data;
+}
+
+// Copies a fixture folder into `to`, with config.json edited by `edit_config`
+// and the tensors rewritten by `edit_tensor` (return false to drop one).
+void copy_fixture(const std::string& fixture, const fs::path& to,
+                  const std::function<void(nlohmann::json&)>& edit_config,
+                  const TensorEdit& edit_tensor = {}) {
+  const fs::path from = embed_data_dir() / fixture;
+  fs::create_directories(to);
+  nlohmann::json config = nlohmann::json::parse(read_text(from / "config.json"));
+  if (edit_config) edit_config(config);
+  std::ofstream(to / "config.json") << config.dump(2);
+
+  const SafetensorsFile source((from / "model.safetensors").string());
+  write_tensors(source, to / "model.safetensors", edit_tensor);
 }
 
 const char* kEsm2Config = R"({"model_type": "esm", "position_embedding_type": "rotary",
@@ -164,6 +171,38 @@ TEST_CASE("esm weights: without inv_freq tensors, rope_theta gives transformers'
   for (std::size_t i = 0; i < stored.layers[0].rotary_inv_freq.size(); ++i)
     CHECK(computed.layers[0].rotary_inv_freq[i] ==
           Approx(stored.layers[0].rotary_inv_freq[i]).epsilon(1e-6));
+}
+
+TEST_CASE("esm weights: a sharded checkpoint loads like the single file", "[embed]") {
+  TempDir dir;
+  const fs::path from = embed_data_dir() / "esm_hd32_bf16_hub";
+  fs::copy_file(from / "config.json", dir.path() / "config.json");
+  const SafetensorsFile source((from / "model.safetensors").string());
+  nlohmann::json weight_map = nlohmann::json::object();
+  const auto in_first = [](const std::string& name) {
+    return name.find("layer.0.") != std::string::npos ||
+           name.find("embeddings") != std::string::npos;
+  };
+  for (const TensorInfo& t : source.tensors())
+    weight_map[t.name] =
+        in_first(t.name) ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+  write_tensors(source, dir.path() / "model-00001-of-00002.safetensors",
+                [&](std::string& name, nlohmann::json&) { return in_first(name); });
+  write_tensors(source, dir.path() / "model-00002-of-00002.safetensors",
+                [&](std::string& name, nlohmann::json&) { return !in_first(name); });
+  std::ofstream(dir.path() / "model.safetensors.index.json")
+      << nlohmann::json({{"metadata", {{"total_size", 0}}}, {"weight_map", weight_map}}).dump();
+
+  const EsmModel single = load_esm_model(from);
+  const EsmModel sharded = load_esm_model(dir.path());
+  CHECK(sharded.word_embeddings == single.word_embeddings);
+  REQUIRE(sharded.layers.size() == single.layers.size());
+  for (std::size_t i = 0; i < single.layers.size(); ++i) {
+    CHECK(sharded.layers[i].query_weight == single.layers[i].query_weight);
+    CHECK(sharded.layers[i].output_bias == single.layers[i].output_bias);
+    CHECK(sharded.layers[i].rotary_inv_freq == single.layers[i].rotary_inv_freq);
+  }
+  CHECK(sharded.final_norm_weight == single.final_norm_weight);
 }
 
 TEST_CASE("esm weights: a checkpoint that disagrees with config.json names the tensor", "[embed]") {
