@@ -18,7 +18,7 @@
 # Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
 set -euo pipefail
 
-CASES=(fastq_parse_plain fastq_parse_gzip protein_search)
+CASES=(fastq_parse_plain fastq_parse_gzip protein_search kmer_count kmer_count_gzip)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 bin="" seeds="" work="" runs=10 warmup=2
@@ -145,6 +145,69 @@ case_protein_search() {
     "$(q "$sf") align-sw $(q "$q") $(q "$db") --top 0 --format csv -t $threads -q | sort -S 2G > $(q "$dir/a.csv") && sort -S 2G $(q "$dir/parasail.csv") > $(q "$dir/b.csv") && cmp $(q "$dir/a.csv") $(q "$dir/b.csv")" \
     "$(grep -c '>' "$q") queries x $(grep -c '>' "$db") proteins (mmseqs2-examples), SW blosum62 11/1, $threads threads"
   "$sf" align-sw "$q" "$db" --top 10 -t "$threads" -o /dev/null 2>&1 | tail -1 | sed 's/^/bench: /'
+}
+
+# k-mer counting, the issue's workload: 4 M reads of 150 bp simulated from
+# the E. coli genome of ragout-examples with 1% substitutions (fixed seed;
+# 400 K with --quick), k = 31, canonical, histogram out. KMC (count with
+# -ci1 so singletons are kept, then kmc_tools histogram) and Jellyfish
+# (count + histo) are the peers; the check: seqfuse's histogram equals
+# KMC's non-zero rows (KMC and Jellyfish agree on it, tests/cli checks
+# Jellyfish in CI).
+kmer_reads=""
+prepare_kmer_reads() {
+  [ -z "$kmer_reads" ] || return 0
+  local sim reads=4000000 dir
+  ((quick)) && reads=400000
+  sim=$(find_bin seqfuse-simulate-reads)
+  [ -n "$sim" ] || { skip "seqfuse-simulate-reads is not built"; return 1; }
+  [ -f "$seeds/ecoli_MG1655.fasta.gz" ] || { skip "no ecoli_MG1655.fasta.gz in '$seeds'"; return 1; }
+  dir="$work/kmer"
+  mkdir -p "$dir"
+  if [ ! -f "$dir/reads.fq" ] || [ "$(cat "$dir/reads.stamp" 2>/dev/null)" != "$reads" ]; then
+    log "simulating $reads reads of 150 bp (1% substitutions) -> $dir/reads.fq"
+    "$sim" "$seeds/ecoli_MG1655.fasta.gz" "$reads" 150 0.01 20261122 >"$dir/reads.fq"
+    rm -f "$dir/reads.fq.gz"
+    echo "$reads" >"$dir/reads.stamp"
+  fi
+  kmer_reads="$dir/reads.fq"
+}
+
+kmer_case() {  # kmer_case NAME INPUT DESC
+  local sf threads dir name=$1 f=$2 desc=$3
+  sf=$(find_bin seqfuse)
+  threads=$(nproc)
+  dir=$(dirname "$f")/$name
+  mkdir -p "$dir"
+  local kmc="rm -rf $(q "$dir/kmc_tmp") && mkdir -p $(q "$dir/kmc_tmp") && kmc -k31 -t$threads -ci1 -cs4294967295 $(q "$f") $(q "$dir/kmc") $(q "$dir/kmc_tmp") >/dev/null && kmc_tools -t$threads transform $(q "$dir/kmc") histogram $(q "$dir/kmc.histo") -ci1 -cx100000 >/dev/null"
+  compare "$name-vs-kmc" \
+    "$(q "$sf") kmer-count -k 31 -t $threads -q --histo $(q "$dir/seqfuse.histo") $(q "$f")" \
+    "$kmc" \
+    "awk '\$2 > 0' $(q "$dir/kmc.histo") | tr '\t' ' ' | cmp - $(q "$dir/seqfuse.histo")" \
+    "$desc, k=31 canonical, histogram; $threads threads"
+  local jf="jellyfish count -C -m 31 -s 200M -t $threads -o $(q "$dir/j.jf") $(q "$f") && jellyfish histo -t $threads $(q "$dir/j.jf") > $(q "$dir/j.histo")"
+  runs=3 warmup=1 compare "$name-vs-jellyfish" \
+    "$(q "$sf") kmer-count -k 31 -t $threads -q --histo $(q "$dir/seqfuse.histo") $(q "$f")" \
+    "$jf" "cmp $(q "$dir/j.histo") $(q "$dir/seqfuse.histo")" \
+    "$desc, k=31 canonical, histogram; $threads threads"
+  "$sf" kmer-count -k 31 -t "$threads" --histo /dev/null "$f" 2>&1 | tail -1 | sed 's/^/bench: /'
+}
+
+case_kmer_count() {
+  [ -n "$(find_bin seqfuse)" ] || { skip "seqfuse is not built"; return 0; }
+  need_tool kmc kmc_tools jellyfish awk cmp || return 0
+  prepare_kmer_reads || return 0
+  kmer_case kmer-count "$kmer_reads" \
+    "$(($(wc -l <"$kmer_reads") / 4)) E. coli reads x 150 bp, 1% subst., plain $(($(wc -c <"$kmer_reads") / 1000000)) MB"
+}
+
+case_kmer_count_gzip() {
+  [ -n "$(find_bin seqfuse)" ] || { skip "seqfuse is not built"; return 0; }
+  need_tool kmc kmc_tools jellyfish awk cmp gzip || return 0
+  prepare_kmer_reads || return 0
+  [ -f "$kmer_reads.gz" ] || gzip -6 -c "$kmer_reads" >"$kmer_reads.gz"
+  kmer_case kmer-count-gzip "$kmer_reads.gz" \
+    "$(($(wc -l <"$kmer_reads") / 4)) E. coli reads x 150 bp, 1% subst., gzip -6 $(($(wc -c <"$kmer_reads.gz") / 1000000)) MB"
 }
 
 parse_args() {

@@ -23,8 +23,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 bundle="$repo/bundle"
 build_dir="$repo/build-bundle"
 with_data=0 do_build=1
-programs=(seqfuse seqfuse_tests seqfuse-io-bench)
-optional_programs=(seqfuse-io-bench)  # built only once the io code has landed
+programs=(seqfuse seqfuse_tests seqfuse-io-bench seqfuse-simulate-reads)
+optional_programs=(seqfuse-io-bench seqfuse-simulate-reads)  # benchmarks only
 peer_tools=(parasail_aligner jellyfish kmc kmc_tools fastp bwa hyperfine)
 warn_mib=50 max_mib=60
 
@@ -208,6 +208,18 @@ verify() {
   step "verify: every non-base library resolves inside bundle/ (ldd, empty environment)"
 }
 
+# The shared libraries (OpenBLAS alone is 37 MiB) travel as one xz archive
+# that scripts/device-run.sh unpacks in place before anything runs.
+pack_libs() {
+  local dirs=()
+  [ -d "$bundle/lib" ] && dirs+=(lib)
+  [ -d "$bundle/peers/lib" ] && dirs+=(peers/lib)
+  ((${#dirs[@]})) || return 0
+  tar -C "$bundle" -cf - "${dirs[@]}" | xz -T0 -6 >"$bundle/libs.tar.xz"
+  (cd "$bundle" && rm -rf "${dirs[@]}")
+  step "libs: ${dirs[*]} packed into libs.tar.xz ($(du -h "$bundle/libs.tar.xz" | cut -f1); device-run.sh unpacks it)"
+}
+
 check_size() {
   local mib
   mib=$(du -sm "$bundle" | cut -f1)
@@ -239,6 +251,7 @@ main() {
   fi
   write_build_info
   verify
+  pack_libs
   check_size
   step "done: carry 'bundle' and run: bash scripts/device-run.sh [--bench] [--quick]"
 }

@@ -141,6 +141,10 @@ main() {
     esac
   done
   : >"$log"
+  # device-bundle.sh packs the bundle's shared libraries to fit the carry.
+  if [ -f bundle/libs.tar.xz ] && [ ! -d bundle/lib ]; then
+    xz -dc bundle/libs.tar.xz | tar -C bundle -xf -
+  fi
   # The machine's CUDA libraries (cuBLAS) are linked from there, not carried.
   cuda_lib=""
   for arg in /usr/local/cuda-13.0/lib64 /usr/local/cuda/lib64; do

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "io/batch.hpp"
@@ -45,6 +47,15 @@ struct EngineParams {
   int device_index = 0;  // GPU engine only
 };
 
+// What an engine that parses FASTQ text itself found in it.
+struct TextTotals {
+  std::uint64_t records = 0;
+  std::uint64_t bases = 0;
+  bool malformed = false;
+  std::uint64_t malformed_record = 0;  // 0-based, the first one that is not FASTQ
+  std::string problem;                 // what is wrong with it
+};
+
 class CountingEngine {
  public:
   virtual ~CountingEngine() = default;
@@ -52,6 +63,23 @@ class CountingEngine {
   virtual void add(const io::SequenceBatch& batch) = 0;
   // Flushes what is left into the sink; the engine is done afterwards.
   virtual void finish() = 0;
+
+  // Engines that parse FASTQ text themselves (the GPU engine, on the device)
+  // take it unparsed, as io::FastqChunkReader cuts it: whole 4-line records.
+  [[nodiscard]] virtual bool takes_fastq_text() const noexcept { return false; }
+  // Counts the k-mers of text[0, n). The engine may read `text` until the
+  // next call of add_fastq_text(), text_totals() or finish().
+  virtual void add_fastq_text(const char* text, std::size_t n);
+  // Records and bases of the text added since the last call (waits for the
+  // engine), and the first malformed record among them.
+  [[nodiscard]] virtual TextTotals text_totals();
 };
+
+inline void CountingEngine::add_fastq_text(const char*, std::size_t) {
+  throw std::logic_error("this k-mer engine takes parsed batches only");
+}
+inline TextTotals CountingEngine::text_totals() {
+  return {};
+}
 
 }  // namespace seqfuse::kmer

@@ -1,12 +1,14 @@
 #include "kmer/gpu_engine.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
 
 #if SEQFUSE_HAVE_GPU
 #include "kmer/count_kmers.hpp"
+#include "kmer/fastq_text.hpp"
 #include "runtime.hpp"
 #endif
 
@@ -49,28 +51,61 @@ class GpuCountingEngine final : public CountingEngine {
     const std::size_t total = batch.total_bases();
     if (total == 0) return;
     upload(batch);
-    gpu::KmerExtraction job;
-    job.k = params_.k;
-    job.canonical = params_.canonical;
+    gpu::KmerExtraction job = extraction();
     job.bases = bases_.as<const char>();
     job.offsets = offsets_.as<const std::uint64_t>();
     job.records = batch.size();
-    // A batch larger than the room left is taken in slices, each at most
-    // one k-mer per base of its span.
-    for (std::size_t from = 0; from < total;) {
-      if (held_ == capacity_) flush();
-      const std::size_t to = std::min(total, from + (capacity_ - held_));
-      job.end_from = from;
-      job.end_to = to;
-      require_success(gpu::extract_kmers(job, columns(), capacity_,
-                                         counter_.as<unsigned long long>(), stream_),
-                      "extract");
-      held_ = read_counter();
-      from = to;
+    held_ = read_counter();
+    extract(job, total);
+  }
+
+  [[nodiscard]] bool takes_fastq_text() const noexcept override { return true; }
+
+  // The chunk is masked on the device (fastq_text.hpp), then read as one
+  // record. Nothing waits for the device here: the caller reads the next
+  // chunk from the file meanwhile.
+  void add_fastq_text(const char* text, std::size_t n) override {
+    if (n == 0) return;
+    held_ = read_counter();  // waits: the previous chunk's copy and work are done
+    if (text_.size() < n) text_ = gpu::DeviceBuffer(n);
+    if (!text_space_ || text_space_->capacity < n) {
+      text_space_.reset();
+      text_space_.emplace(n);
     }
+    if (!text_totals_) reset_text_totals();
+    gpu::copy_to_device(text_.data(), text, n, stream_);
+    require_success(gpu::mask_fastq_text(text_.as<char>(), n, *text_space_,
+                                         text_totals_->as<gpu::FastqTextTotals>(), stream_),
+                    "FASTQ text");
+    const std::uint64_t one_record[2] = {0, n};
+    if (offsets_.size() < sizeof one_record) offsets_ = gpu::DeviceBuffer(sizeof one_record);
+    gpu::copy_to_device(offsets_.data(), one_record, sizeof one_record, stream_);
+    gpu::KmerExtraction job = extraction();
+    job.bases = text_.as<const char>();
+    job.offsets = offsets_.as<const std::uint64_t>();
+    job.records = 1;
+    extract(job, n);
+  }
+
+  TextTotals text_totals() override {
+    TextTotals out;
+    if (!text_totals_) return out;
+    gpu::FastqTextTotals t{};
+    gpu::copy_to_host(&t, text_totals_->data(), sizeof t, stream_);
+    stream_.synchronize();
+    out.records = t.records;
+    out.bases = t.bases;
+    if (t.first_bad != ~0ULL) {
+      out.malformed = true;
+      out.malformed_record = t.first_bad >> 3;
+      out.problem = text_problem(static_cast<unsigned>(t.first_bad & 7));
+    }
+    reset_text_totals();
+    return out;
   }
 
   void finish() override {
+    held_ = read_counter();
     if (held_ > 0) flush();
   }
 
@@ -84,7 +119,8 @@ class GpuCountingEngine final : public CountingEngine {
 
   static std::size_t choose_capacity(const EngineParams& params) {
     const std::size_t budget = std::min<std::size_t>(
-        params.memory_budget, static_cast<std::size_t>(gpu::free_device_memory() * kDeviceShare));
+        params.memory_budget,
+        static_cast<std::size_t>(static_cast<double>(gpu::free_device_memory()) * kDeviceShare));
     const std::size_t per_kmer = gpu::KmerSortSpace::bytes_per_kmer(params.k) +
                                  sizeof(std::uint64_t) * words_for_k(params.k);
     const std::size_t capacity = std::min<std::size_t>(budget / per_kmer, 0xfffffff0u);
@@ -93,6 +129,52 @@ class GpuCountingEngine final : public CountingEngine {
                   " MiB) is too small to count k-mers: at least " +
                   std::to_string((kMinimumCapacity * per_kmer) >> 20) + " MiB are needed");
     return capacity;
+  }
+
+  gpu::KmerExtraction extraction() const {
+    gpu::KmerExtraction job;
+    job.k = params_.k;
+    job.canonical = params_.canonical;
+    return job;
+  }
+
+  // Appends the k-mers ending in [0, total) of `job`'s text; held_ must be
+  // current. Text larger than the room left is taken in slices, each adding
+  // at most one k-mer per end position; a full room is counted and handed
+  // to the sink first.
+  void extract(gpu::KmerExtraction job, std::size_t total) {
+    for (std::size_t from = 0; from < total;) {
+      // A nearly full room is counted first, so slices stay large.
+      if (capacity_ - held_ < std::min(total - from, capacity_ / 4)) flush();
+      const std::size_t to = std::min(total, from + (capacity_ - held_));
+      job.end_from = from;
+      job.end_to = to;
+      require_success(
+          gpu::extract_kmers(job, columns(), capacity_, counter_.as<unsigned long long>(), stream_),
+          "extract");
+      if (to < total) held_ = read_counter();
+      from = to;
+    }
+  }
+
+  void reset_text_totals() {
+    if (!text_totals_) text_totals_.emplace(sizeof(gpu::FastqTextTotals));
+    gpu::FastqTextTotals zero{0, 0, ~0ULL};
+    gpu::copy_to_device(text_totals_->data(), &zero, sizeof zero, stream_);
+    stream_.synchronize();
+  }
+
+  static std::string text_problem(unsigned code) {
+    switch (code) {
+      case gpu::kFastqNoAt:
+        return "its header line does not start with '@'";
+      case gpu::kFastqNoPlus:
+        return "its third line does not start with '+'";
+      case gpu::kFastqQualityLength:
+        return "its quality line is not as long as its sequence";
+      default:
+        return "the input ends inside it";
+    }
   }
 
   gpu::KmerColumns columns() const {
@@ -142,10 +224,13 @@ class GpuCountingEngine final : public CountingEngine {
   gpu::Stream stream_;
   std::size_t capacity_;  // k-mers gathered before a round is counted
   gpu::KmerSortSpace space_;
-  gpu::DeviceBuffer high_, low_;  // the gathered k-mers, one column per word
-  gpu::DeviceBuffer counter_;     // how many of them (device-side, for the kernel's appends)
-  gpu::DeviceBuffer bases_, offsets_;
-  std::size_t held_ = 0;
+  gpu::DeviceBuffer high_, low_;       // the gathered k-mers, one column per word
+  gpu::DeviceBuffer counter_;          // how many of them (device-side, for the kernel's appends)
+  gpu::DeviceBuffer bases_, offsets_;  // a parsed batch
+  gpu::DeviceBuffer text_;             // FASTQ text, masked in place
+  std::optional<gpu::FastqTextSpace> text_space_;
+  std::optional<gpu::DeviceBuffer> text_totals_;  // gpu::FastqTextTotals
+  std::size_t held_ = 0;                          // k-mers gathered, as of the last read_counter()
 };
 
 }  // namespace

@@ -1,0 +1,76 @@
+// FastqChunkReader: a FASTQ file as large chunks of whole 4-line records,
+// as the text stands in the file, for engines that parse on the device (the
+// GPU k-mer counter). Only the chunk boundaries are found here: from the end
+// of each read, backwards over a few lines, so the host touches a few hundred
+// bytes per chunk instead of every byte.
+#pragma once
+
+#include <cstddef>
+#include <memory_resource>
+#include <string>
+#include <string_view>
+
+#include "io/compressed_input.hpp"
+
+namespace seqfuse::io {
+
+// The first byte of the input that is not a line end, or '\0' for an empty
+// input: '@' for FASTQ, '>' for FASTA. Opens and reads the start of `path`;
+// do not use it on stdin ("-"), whose bytes it would consume.
+[[nodiscard]] char first_symbol(const std::string& path);
+
+// Where the bytes after the last complete record of text[0, n) begin. A
+// record start is a line beginning with '@' whose line two further on begins
+// with '+' (for valid FASTQ no other line does: a quality line may begin
+// with '@', but two lines after it comes a sequence). Returns 0 when no whole
+// record is in the text. Text that is not FASTQ gets a cut after its last
+// line end, and the device check reports it.
+[[nodiscard]] std::size_t whole_records_end(const char* text, std::size_t n);
+
+// A growable byte buffer from a memory resource (pinned memory for device
+// copies) that, unlike a vector, does not zero what it grows into.
+class TextBuffer {
+ public:
+  explicit TextBuffer(std::pmr::memory_resource* mr = std::pmr::new_delete_resource()) : mr_(mr) {}
+  ~TextBuffer();
+  TextBuffer(const TextBuffer&) = delete;
+  TextBuffer& operator=(const TextBuffer&) = delete;
+
+  // Room for `bytes`; the first size() bytes are kept.
+  void reserve(std::size_t bytes);
+  [[nodiscard]] char* data() noexcept { return data_; }
+  [[nodiscard]] const char* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+  void set_size(std::size_t n) noexcept { size_ = n; }
+
+ private:
+  std::pmr::memory_resource* mr_;
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+class FastqChunkReader {
+ public:
+  // Chunks of about `chunk_bytes` (more when one record is larger).
+  FastqChunkReader(const std::string& path, std::size_t chunk_bytes);
+
+  // Fills `chunk` (give it pinned memory so copies to the device run
+  // async) with the next whole records (the rest of the last read
+  // waits for the next call). At the end of the input the last chunk gets
+  // all that is left, with a final line end added when the file lacks one.
+  // False once everything was handed out.
+  bool next(TextBuffer& chunk);
+
+  [[nodiscard]] const std::string& display_name() const noexcept { return input_.display_name(); }
+  [[nodiscard]] std::uint64_t bytes_read() const noexcept { return input_.bytes_read(); }
+
+ private:
+  CompressedInput input_;
+  std::size_t chunk_bytes_;
+  std::string carry_;  // bytes after the last whole record of the previous read
+  bool at_end_ = false;
+};
+
+}  // namespace seqfuse::io
