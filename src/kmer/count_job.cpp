@@ -8,12 +8,14 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "io/batch_reader.hpp"
+#include "io/fastq_chunks.hpp"
 #include "kmer/cpu_engine.hpp"
 #include "kmer/gpu_engine.hpp"
 #include "kmer/histogram.hpp"
 #include "kmer/kmer_db.hpp"
 #include "kmer/kmer_text.hpp"
 #include "kmer/run_store.hpp"
+#include "runtime.hpp"  // gpu/: pinned host memory
 
 namespace seqfuse::kmer {
 namespace {
@@ -77,6 +79,50 @@ class CountFilter {
   std::vector<std::uint32_t> counts_;
 };
 
+void show_progress(const CountStats& stats, Reporter& report) {
+  report.progress(std::to_string(stats.reads) + " reads, " +
+                  si_number(static_cast<double>(stats.bases)) + "bp");
+}
+
+void count_batches(CountingEngine& engine, const std::string& input, std::size_t batch_bases,
+                   CountStats& stats, Reporter& report) {
+  io::BatchLimits limits;
+  limits.max_bases = batch_bases;
+  io::BatchReader reader(input, limits);
+  bool any = false;
+  while (io::SequenceBatch* batch = reader.next()) {
+    any = any || !batch->empty();
+    stats.reads += batch->size();
+    stats.bases += batch->total_bases();
+    engine.add(*batch);
+    show_progress(stats, report);
+  }
+  if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
+}
+
+// Whole-record chunks of the file's text, in two pinned buffers taken in
+// turn: the engine may still read the previous chunk while the next is read.
+void count_fastq_text(CountingEngine& engine, const std::string& input, std::size_t chunk_bytes,
+                      CountStats& stats, Reporter& report) {
+  io::FastqChunkReader reader(input, chunk_bytes);
+  io::TextBuffer chunks[2] = {io::TextBuffer(gpu::pinned_resource()),
+                              io::TextBuffer(gpu::pinned_resource())};
+  std::uint64_t bytes = 0;
+  for (int turn = 0; reader.next(chunks[turn]); turn = 1 - turn) {
+    engine.add_fastq_text(chunks[turn].data(), chunks[turn].size());
+    bytes += chunks[turn].size();
+    report.progress(si_number(static_cast<double>(bytes)) + "B of FASTQ");
+  }
+  const TextTotals totals = engine.text_totals();
+  if (totals.malformed)
+    throw Error(reader.display_name() + ": record " + std::to_string(totals.malformed_record + 1) +
+                ": " + totals.problem);
+  if (totals.records == 0) throw Error("input '" + reader.display_name() + "' has no sequences");
+  stats.reads += totals.records;
+  stats.bases += totals.bases;
+  show_progress(stats, report);
+}
+
 }  // namespace
 
 MemoryPlan plan_memory(std::size_t max_memory, bool gpu) {
@@ -112,20 +158,16 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
       options.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
 
   CountStats stats;
-  io::BatchLimits limits;
-  limits.max_bases = plan.batch_bases;
   for (const std::string& input : options.inputs) {
-    io::BatchReader reader(input, limits);
-    bool any = false;
-    while (io::SequenceBatch* batch = reader.next()) {
-      any = any || !batch->empty();
-      stats.reads += batch->size();
-      stats.bases += batch->total_bases();
-      engine->add(*batch);
-      report.progress(std::to_string(stats.reads) + " reads, " +
-                      si_number(static_cast<double>(stats.bases)) + "bp");
+    // A FASTQ file goes unparsed to an engine that parses on its device;
+    // stdin cannot be peeked at, so it is always parsed here.
+    const bool as_text =
+        engine->takes_fastq_text() && input != "-" && io::first_symbol(input) == '@';
+    if (as_text) {
+      count_fastq_text(*engine, input, 2 * plan.batch_bases, stats, report);
+    } else {
+      count_batches(*engine, input, plan.batch_bases, stats, report);
     }
-    if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
   }
   engine->finish();
   engine.reset();  // frees the engine's buffers before the merge
