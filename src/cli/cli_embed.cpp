@@ -105,7 +105,8 @@ int run_embed(const EmbedConfig& config) {
                                                     models::output_shape(input, readout, hidden));
   for (const std::string& warning : input.warnings) report.warn(warning);
 
-  models::CpuEsmEngine engine(model, resolve_threads(config.common.threads));
+  const unsigned threads = resolve_threads(config.common.threads);
+  models::CpuEsmEngine engine(model, threads);
   models::EmbedJob job;
   job.readout = readout;
   job.toks_per_batch = static_cast<std::size_t>(config.toks_per_batch);
@@ -119,8 +120,8 @@ int run_embed(const EmbedConfig& config) {
 
   const std::string what = std::to_string(stats.sequences) + " sequences, " +
                            si_number(static_cast<double>(stats.tokens)) + " tokens on " +
-                           engine.name() + " (" +
-                           std::to_string(resolve_threads(config.common.threads)) + " threads)";
+                           engine.name() + " (" + std::to_string(threads) +
+                           (threads == 1 ? " thread)" : " threads)");
   report.summary(what, clock.seconds(),
                  "forward " +
                      rate(static_cast<double>(stats.sequences), embed_seconds, "sequences") + ", " +

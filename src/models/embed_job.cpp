@@ -95,6 +95,7 @@ EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const Pro
   };
 
   EmbedStats stats;
+  std::size_t embedded = 0;  // sequences through the engine, for progress
   std::vector<Embedding> results, batch_out;
   std::vector<std::size_t> order, batch;
   std::vector<std::span<const std::int32_t>> batch_tokens;
@@ -128,6 +129,8 @@ EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const Pro
         results[batch[b] - first] = std::move(batch_out[b]);
       stats.tokens += tokens;
       ++stats.batches;
+      embedded += batch.size();
+      if (job.progress) job.progress(embedded);
     }
 
     for (std::size_t i = first; i < last; ++i) {
@@ -143,7 +146,6 @@ EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const Pro
       writer.write(rows);
     }
     stats.sequences += last - first;
-    if (job.progress) job.progress(last);
     first = last;
   }
   return stats;

@@ -53,6 +53,7 @@ struct EmbedJob {
   // input is processed in windows of consecutive sequences this large, each
   // sorted by length on its own. Bounds memory for --pool none.
   std::size_t window_floats = std::size_t{1} << 26;
+  // Called after every batch with the number of sequences embedded so far.
   std::function<void(std::size_t sequences_done)> progress;
 };
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -260,8 +261,8 @@ TEST_CASE("embed job: batches and windows out of order, output in input order", 
   job.readout = {resolve_layers({-1, 1}, model.config.num_layers), Pooling::none};
   job.toks_per_batch = 40;           // several sequences per batch, long ones alone
   job.window_floats = 300 * hidden;  // several windows
-  std::size_t last_progress = 0;
-  job.progress = [&](std::size_t done) { last_progress = done; };
+  std::vector<std::size_t> progress;
+  job.progress = [&](std::size_t done) { progress.push_back(done); };
   TempDir dir;
   CpuEsmEngine engine(model, 2);
   auto writer = make_embedding_writer(EmbedFormat::npy, dir.file("e.npy"),
@@ -271,7 +272,9 @@ TEST_CASE("embed job: batches and windows out of order, output in input order", 
   CHECK(stats.sequences == input.size());
   CHECK(stats.tokens == input.tokens);
   CHECK(stats.batches > 3);
-  CHECK(last_progress == input.size());
+  CHECK(progress.size() == stats.batches);  // after every batch, counting up to all
+  CHECK(std::is_sorted(progress.begin(), progress.end()));
+  CHECK(progress.back() == input.size());
 
   const Npy npy = read_npy(dir.file("e.npy"));
   const std::string ids = read_text(dir.file("e.ids.txt"));
