@@ -122,6 +122,9 @@ void CpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequence
   offsets_.assign(1, 0);
   std::size_t longest = 0;
   for (const auto& tokens : sequences) {
+    if (tokens.size() < 2)
+      throw Error("internal: a sequence of " + std::to_string(tokens.size()) +
+                  " tokens; the engine takes <cls> ... <eos>");
     offsets_.push_back(offsets_.back() + tokens.size());
     longest = std::max(longest, tokens.size());
   }
