@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
@@ -169,7 +171,24 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
       count_batches(*engine, input, plan.batch_bases, stats, report);
     }
   }
-  engine->finish();
+  // With only --histo wanted, an engine that counted everything in one round
+  // may give the histogram itself (the GPU engine makes it on the device).
+  if (histo_out && !db_out && !dump_out) {
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> frequencies;
+    if (engine->finish_with_histogram(frequencies)) {
+      CountHistogram histogram;
+      for (const auto& [count, kmers] : frequencies) {
+        histogram.add(count, kmers);
+        stats.totals.total_kmers += std::uint64_t{count} * kmers;
+        stats.totals.distinct += kmers;
+      }
+      histo_out->write(histogram.jellyfish_text());
+      histo_out->commit();
+      return stats;
+    }
+  } else {
+    engine->finish();
+  }
   engine.reset();  // frees the engine's buffers before the merge
   stats.runs = store.run_count();
   stats.spilled_runs = store.spilled_runs().size();

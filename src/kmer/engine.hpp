@@ -13,6 +13,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/batch.hpp"
@@ -63,6 +64,16 @@ class CountingEngine {
   virtual void add(const io::SequenceBatch& batch) = 0;
   // Flushes what is left into the sink; the engine is done afterwards.
   virtual void finish() = 0;
+  // For runs that want only the histogram: an engine that counted all its
+  // input in one round may end by filling `frequencies` with (count,
+  // distinct k-mers with it) pairs, ascending, instead of handing the run to
+  // the sink, and return true. Otherwise it does finish() and returns false.
+  virtual bool finish_with_histogram(
+      std::vector<std::pair<std::uint32_t, std::uint64_t>>& frequencies) {
+    frequencies.clear();
+    finish();
+    return false;
+  }
 
   // Engines that parse FASTQ text themselves (the GPU engine, on the device)
   // take it unparsed, as io::FastqChunkReader cuts it: whole 4-line records.

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 
 #if SEQFUSE_HAVE_GPU
+#include "kmer/count_histogram.hpp"
 #include "kmer/count_kmers.hpp"
 #include "kmer/fastq_text.hpp"
 #include "runtime.hpp"
@@ -107,6 +108,26 @@ class GpuCountingEngine final : public CountingEngine {
   void finish() override {
     held_ = read_counter();
     if (held_ > 0) flush();
+  }
+
+  // With a single round the histogram is made on the device: the distinct
+  // k-mers (the bulk of a run) never cross PCIe.
+  bool finish_with_histogram(
+      std::vector<std::pair<std::uint32_t, std::uint64_t>>& frequencies) override {
+    frequencies.clear();
+    held_ = read_counter();
+    if (rounds_ > 0) {
+      if (held_ > 0) flush();
+      return false;
+    }
+    std::size_t runs = 0;
+    require_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
+                    "sort");
+    require_success(gpu::count_frequencies(space_.counts.as<std::uint32_t>(), runs, held_,
+                                           frequencies, stream_),
+                    "histogram");
+    held_ = 0;
+    return true;
   }
 
  private:
@@ -215,6 +236,7 @@ class GpuCountingEngine final : public CountingEngine {
     gpu::fill_device(counter_.data(), 0, counter_.size(), stream_);
     stream_.synchronize();
     held_ = 0;
+    ++rounds_;
     sink_.take(std::move(run));
   }
 
@@ -231,6 +253,7 @@ class GpuCountingEngine final : public CountingEngine {
   std::optional<gpu::FastqTextSpace> text_space_;
   std::optional<gpu::DeviceBuffer> text_totals_;  // gpu::FastqTextTotals
   std::size_t held_ = 0;                          // k-mers gathered, as of the last read_counter()
+  int rounds_ = 0;                                // runs handed to the sink
 };
 
 }  // namespace

@@ -235,3 +235,26 @@ TEST_CASE("malformed FASTQ text is reported with its record", "[gpu]") {
     CHECK(totals.problem.find(c.problem) != std::string::npos);
   }
 }
+
+TEST_CASE("a one-round GPU count gives its histogram on the device", "[gpu]") {
+  std::mt19937_64 rng(std::random_device{}());
+  // Homopolymer-rich reads, so some counts pass the 1024 and 65536 bins.
+  io::SequenceBatch batch = random_batch(rng, 4000, 300);
+  for (int r = 0; r < 300; ++r) batch.push_back("polyA" + std::to_string(r), "", std::string(300, 'A'));
+  for (int k : {11, 31, 40}) {
+    kmer::EngineParams params;
+    params.k = k;
+    CollectingSink sink;
+    auto engine = kmer::make_gpu_engine(params, sink);
+    engine->add(batch);
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> frequencies;
+    REQUIRE(engine->finish_with_histogram(frequencies));
+    CHECK(sink.runs == 0);
+    std::map<std::uint64_t, std::uint64_t> expected;
+    for (const auto& [key, count] : host_counts(batch, k, true)) ++expected[count];
+    std::map<std::uint64_t, std::uint64_t> got(frequencies.begin(), frequencies.end());
+    INFO("k=" << k);
+    CHECK(got == expected);
+    CHECK(expected.rbegin()->first > 65536);
+  }
+}
