@@ -125,6 +125,12 @@ void count_fastq_text(CountingEngine& engine, const std::string& input, std::siz
   show_progress(stats, report);
 }
 
+void warn_if_saturated(const MergeTotals& totals, Reporter& report) {
+  if (totals.saturated > 0)
+    report.warn(std::to_string(totals.saturated) + " k-mers reached the count limit " +
+                std::to_string(kCountLimit));
+}
+
 }  // namespace
 
 MemoryPlan plan_memory(std::size_t max_memory, bool gpu) {
@@ -181,9 +187,11 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
         histogram.add(count, kmers);
         stats.totals.total_kmers += std::uint64_t{count} * kmers;
         stats.totals.distinct += kmers;
+        if (count == kCountLimit) stats.totals.saturated += kmers;
       }
       histo_out->write(histogram.jellyfish_text());
       histo_out->commit();
+      warn_if_saturated(stats.totals, report);
       return stats;
     }
   } else {
@@ -221,9 +229,7 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   if (histo_out) histo_out->write(histogram.jellyfish_text());
   for (OutputFile* out : {db_out.get(), histo_out.get(), dump_out.get()})
     if (out != nullptr) out->commit();
-  if (stats.totals.saturated > 0)
-    report.warn(std::to_string(stats.totals.saturated) + " k-mers reached the count limit " +
-                std::to_string(kCountLimit));
+  warn_if_saturated(stats.totals, report);
   return stats;
 }
 
