@@ -185,7 +185,11 @@ kmer_case() {  # kmer_case NAME INPUT DESC
     "$kmc" \
     "awk '\$2 > 0' $(q "$dir/kmc.histo") | tr '\t' ' ' | cmp - $(q "$dir/seqfuse.histo")" \
     "$desc, k=31 canonical, histogram; $threads threads"
-  local jf="jellyfish count -C -m 31 -s 200M -t $threads -o $(q "$dir/j.jf") $(q "$f") && jellyfish histo -t $threads $(q "$dir/j.jf") > $(q "$dir/j.histo")"
+  # Jellyfish reads plain text only: gzip input reaches it through zcat.
+  local feed="" jf_in
+  jf_in=$(q "$f")
+  if [[ "$f" == *.gz ]]; then feed="zcat $(q "$f") | "; jf_in=/dev/fd/0; fi
+  local jf="${feed}jellyfish count -C -m 31 -s 200M -t $threads -o $(q "$dir/j.jf") $jf_in && jellyfish histo -t $threads $(q "$dir/j.jf") > $(q "$dir/j.histo")"
   runs=3 warmup=1 compare "$name-vs-jellyfish" \
     "$(q "$sf") kmer-count -k 31 -t $threads -q --histo $(q "$dir/seqfuse.histo") $(q "$f")" \
     "$jf" "cmp $(q "$dir/j.histo") $(q "$dir/seqfuse.histo")" \

@@ -12,7 +12,8 @@ jobs=$(nproc)
 step() { printf '\n==== %s\n' "$*"; }
 
 step "setup (Debian packages)"
-if [ $quick -eq 1 ]; then scripts/setup.sh --peers; else scripts/setup.sh --peers --hip; fi
+# --data: the agreement tests read real reads from the example packages.
+if [ $quick -eq 1 ]; then scripts/setup.sh --peers --data; else scripts/setup.sh --peers --data --hip; fi
 
 configure_build() {  # configure_build <dir> <cmake args...>
   local dir=$1; shift

@@ -98,7 +98,9 @@ int run_count(const CountConfig& config) {
   options.histo_path = config.histo;
   options.dump_path = config.dump;
   options.spill_dir = config.tmp_dir;
+  trace("kmer-count: options read");
   options.device = choose_device(config.common);
+  trace("kmer-count: device chosen");
   if (options.device.gpu && !kmer::gpu_engine_compiled()) {
     if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
       throw Error("--device gpu: this build has no GPU k-mer engine");

@@ -1,5 +1,8 @@
 #include "core/report.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <unistd.h>
 
 #include <array>
@@ -66,6 +69,17 @@ void Reporter::summary(std::string_view what, double seconds, std::string_view t
   if (!throughput.empty())
     std::fprintf(stderr, " (%.*s)", static_cast<int>(throughput.size()), throughput.data());
   std::fputc('\n', stderr);
+}
+
+namespace {
+const Stopwatch program_clock;  // constructed before main()
+const bool tracing = std::getenv("SEQFUSE_TRACE") != nullptr;
+}  // namespace
+
+void trace(std::string_view phase) {
+  if (!tracing) return;
+  std::fprintf(stderr, "seqfuse trace: %.3f s %.*s\n", program_clock.seconds(),
+               static_cast<int>(phase.size()), phase.data());
 }
 
 }  // namespace seqfuse

@@ -19,6 +19,11 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
 };
 
+// With SEQFUSE_TRACE set in the environment, prints "seqfuse trace: T s
+// <phase>" to stderr, T counted from program start: where a run's time goes,
+// without a profiler (the GPU machine has none).
+void trace(std::string_view phase);
+
 // "1.23 G" style: value scaled to k, M, G or T with three significant digits.
 [[nodiscard]] std::string si_number(double value);
 // "12.3 Mbp/s": `amount` units over `seconds`, SI-scaled.

@@ -162,8 +162,10 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   params.threads = options.threads;
   params.memory_budget = plan.engine_budget;
   params.device_index = options.device.index;
+  trace("kmer-count: outputs open");
   std::unique_ptr<CountingEngine> engine =
       options.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
+  trace("kmer-count: engine ready");
 
   CountStats stats;
   for (const std::string& input : options.inputs) {
@@ -177,6 +179,7 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
       count_batches(*engine, input, plan.batch_bases, stats, report);
     }
   }
+  trace("kmer-count: input read");
   // With only --histo wanted, an engine that counted everything in one round
   // may give the histogram itself (the GPU engine makes it on the device).
   if (histo_out && !db_out && !dump_out) {
@@ -191,6 +194,7 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
       }
       histo_out->write(histogram.jellyfish_text());
       histo_out->commit();
+      trace("kmer-count: histogram from the engine written");
       warn_if_saturated(stats.totals, report);
       return stats;
     }
@@ -198,6 +202,7 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
     engine->finish();
   }
   engine.reset();  // frees the engine's buffers before the merge
+  trace("kmer-count: counted");
   stats.runs = store.run_count();
   stats.spilled_runs = store.spilled_runs().size();
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/report.hpp"
 
 #if SEQFUSE_HAVE_GPU
 #include "kmer/count_histogram.hpp"
@@ -123,6 +124,7 @@ class GpuCountingEngine final : public CountingEngine {
     std::size_t runs = 0;
     require_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
                     "sort");
+    trace("gpu engine: sorted and counted");
     require_success(gpu::count_frequencies(space_.counts.as<std::uint32_t>(), runs, held_,
                                            frequencies, stream_),
                     "histogram");
