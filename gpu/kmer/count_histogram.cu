@@ -18,8 +18,7 @@ constexpr int kThreads = 256;
 constexpr unsigned kBlocks = 1024;
 
 __global__ void bin_counts(const std::uint32_t* __restrict__ counts, std::size_t n,
-                           unsigned long long* __restrict__ bins,
-                           std::uint32_t* __restrict__ large,
+                           unsigned long long* __restrict__ bins, std::uint32_t* __restrict__ large,
                            unsigned long long* __restrict__ large_count) {
   __shared__ unsigned shared[kSharedBins];
   for (unsigned i = threadIdx.x; i < kSharedBins; i += blockDim.x) shared[i] = 0;

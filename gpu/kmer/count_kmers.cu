@@ -158,15 +158,15 @@ void launch_sort_and_count(KmerColumns kmers, std::size_t n, int k, KmerSortSpac
   GPU_CHECK_LAUNCH();
   exclusive_sum(heads, ranks, n, space.scratch, stream);
   std::uint32_t last_rank = 0, last_head = 0;
-  GPU_CHECK(gpuMemcpyAsync(&last_rank, ranks + n - 1, sizeof last_rank, gpuMemcpyDeviceToHost,
-                           stream));
-  GPU_CHECK(gpuMemcpyAsync(&last_head, heads + n - 1, sizeof last_head, gpuMemcpyDeviceToHost,
-                           stream));
+  GPU_CHECK(
+      gpuMemcpyAsync(&last_rank, ranks + n - 1, sizeof last_rank, gpuMemcpyDeviceToHost, stream));
+  GPU_CHECK(
+      gpuMemcpyAsync(&last_head, heads + n - 1, sizeof last_head, gpuMemcpyDeviceToHost, stream));
   write_run_heads<W><<<blocks, kThreads, 0, stream>>>(
       kmers, n, ranks, space.unique_words.as<std::uint64_t>(), heads);
   GPU_CHECK_LAUNCH();
-  write_run_counts<W><<<blocks, kThreads, 0, stream>>>(kmers, n, ranks, heads,
-                                                       space.counts.as<std::uint32_t>());
+  write_run_counts<W>
+      <<<blocks, kThreads, 0, stream>>>(kmers, n, ranks, heads, space.counts.as<std::uint32_t>());
   GPU_CHECK_LAUNCH();
   GPU_CHECK(gpuStreamSynchronize(stream));
   runs = static_cast<std::size_t>(last_rank) + last_head;
@@ -179,8 +179,8 @@ Status extract_kmers(const KmerExtraction& job, KmerColumns out, std::size_t roo
   if (job.k < 1 || job.k > kmer::kMaxK) return Status::kInvalidArgument;
   if (job.end_from > job.end_to) return Status::kInvalidArgument;
   if (job.end_to == job.end_from) return Status::kSuccess;
-  if (job.bases == nullptr || job.offsets == nullptr || count == nullptr ||
-      out.high == nullptr || (kmer::words_for_k(job.k) == 2 && out.low == nullptr))
+  if (job.bases == nullptr || job.offsets == nullptr || count == nullptr || out.high == nullptr ||
+      (kmer::words_for_k(job.k) == 2 && out.low == nullptr))
     return Status::kNullBuffer;
   if (job.records == 0 || room < job.end_to - job.end_from) return Status::kInvalidSize;
   auto s = static_cast<gpuStream_t>(stream.native());

@@ -35,8 +35,8 @@ struct KmerExtraction {
 // counter, advanced by the number written). `room` is how many k-mers `out`
 // holds; the caller keeps *count + (end_to - end_from) <= room, which bounds
 // what a slice can add (at most one k-mer per end position).
-[[nodiscard]] Status extract_kmers(const KmerExtraction& job, KmerColumns out,
-                                   std::size_t room, unsigned long long* count, Stream& stream);
+[[nodiscard]] Status extract_kmers(const KmerExtraction& job, KmerColumns out, std::size_t room,
+                                   unsigned long long* count, Stream& stream);
 
 // Device work space of sort_and_count for up to `capacity` k-mers. After a
 // call, run r's k-mer is at unique_words[r * W .. r * W + W) (w[0] first) and
@@ -59,7 +59,7 @@ struct KmerSortSpace {
 // overwritten) and writes each distinct k-mer once with its count to
 // space.unique_words / space.counts; `runs` receives their number. Waits for
 // the stream (the run count is needed on the host).
-[[nodiscard]] Status sort_and_count(KmerColumns kmers, std::size_t n, int k,
-                                    KmerSortSpace& space, std::size_t& runs, Stream& stream);
+[[nodiscard]] Status sort_and_count(KmerColumns kmers, std::size_t n, int k, KmerSortSpace& space,
+                                    std::size_t& runs, Stream& stream);
 
 }  // namespace seqfuse::gpu

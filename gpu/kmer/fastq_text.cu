@@ -122,7 +122,8 @@ FastqTextSpace::FastqTextSpace(std::size_t capacity_)
       line_count(sizeof(std::uint32_t)),
       first_record(sizeof(unsigned long long)) {}
 
-Status mask_fastq_text(char* text, std::size_t n, FastqTextSpace& space, FastqTextTotals* totals, Stream& stream) {
+Status mask_fastq_text(char* text, std::size_t n, FastqTextSpace& space, FastqTextTotals* totals,
+                       Stream& stream) {
   if (n == 0) return Status::kSuccess;
   if (text == nullptr || totals == nullptr) return Status::kNullBuffer;
   if (n > space.capacity || n > 0xffffffffu) return Status::kInvalidSize;

@@ -45,8 +45,7 @@ void radix_sort_pairs(PingPong<K>& keys, PingPong<V>& values, std::size_t n, int
   rocprim::double_buffer<V> v(values.current, values.alternate);
   GPU_CHECK(rocprim::radix_sort_pairs(nullptr, bytes, k, v, n, begin_bit, end_bit, stream));
   detail::ensure_scratch(scratch, bytes);
-  GPU_CHECK(
-      rocprim::radix_sort_pairs(scratch.data(), bytes, k, v, n, begin_bit, end_bit, stream));
+  GPU_CHECK(rocprim::radix_sort_pairs(scratch.data(), bytes, k, v, n, begin_bit, end_bit, stream));
   keys = {k.current(), k.alternate()};
   values = {v.current(), v.alternate()};
 #else
@@ -54,8 +53,8 @@ void radix_sort_pairs(PingPong<K>& keys, PingPong<V>& values, std::size_t n, int
   cub::DoubleBuffer<V> v(values.current, values.alternate);
   GPU_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, n, begin_bit, end_bit, stream));
   detail::ensure_scratch(scratch, bytes);
-  GPU_CHECK(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, k, v, n, begin_bit, end_bit,
-                                            stream));
+  GPU_CHECK(
+      cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, k, v, n, begin_bit, end_bit, stream));
   keys = {k.Current(), k.Alternate()};
   values = {v.Current(), v.Alternate()};
 #endif
@@ -85,15 +84,14 @@ void radix_sort_keys(PingPong<K>& keys, std::size_t n, int begin_bit, int end_bi
 
 // out[i] = in[0] + ... + in[i-1]; out[0] = 0.
 template <class T>
-void exclusive_sum(const T* in, T* out, std::size_t n, DeviceBuffer& scratch,
-                   gpuStream_t stream) {
+void exclusive_sum(const T* in, T* out, std::size_t n, DeviceBuffer& scratch, gpuStream_t stream) {
   if (n == 0) return;
   std::size_t bytes = 0;
 #if SEQFUSE_VENDOR_HIP
   GPU_CHECK(rocprim::exclusive_scan(nullptr, bytes, in, out, T{0}, n, rocprim::plus<T>(), stream));
   detail::ensure_scratch(scratch, bytes);
-  GPU_CHECK(rocprim::exclusive_scan(scratch.data(), bytes, in, out, T{0}, n, rocprim::plus<T>(),
-                                    stream));
+  GPU_CHECK(
+      rocprim::exclusive_scan(scratch.data(), bytes, in, out, T{0}, n, rocprim::plus<T>(), stream));
 #else
   GPU_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream));
   detail::ensure_scratch(scratch, bytes);

@@ -19,7 +19,9 @@ namespace seqfuse::kmer {
 inline constexpr int kMaxK = 63;
 inline constexpr int kBasesPerWord = 32;
 
-SF_HOST_DEVICE constexpr int words_for_k(int k) { return k <= kBasesPerWord ? 1 : 2; }
+SF_HOST_DEVICE constexpr int words_for_k(int k) {
+  return k <= kBasesPerWord ? 1 : 2;
+}
 
 template <int W>
 struct Kmer {
@@ -44,8 +46,7 @@ SF_HOST_DEVICE bool operator<(const Kmer<W>& a, const Kmer<W>& b) {
 // Bits of the top word that a k-mer of length k uses (the other words are full).
 SF_HOST_DEVICE constexpr std::uint64_t top_word_mask(int k) {
   const int top_bases = k - (words_for_k(k) - 1) * kBasesPerWord;
-  return top_bases == kBasesPerWord ? ~std::uint64_t{0}
-                                    : (std::uint64_t{1} << (2 * top_bases)) - 1;
+  return top_bases == kBasesPerWord ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * top_bases)) - 1;
 }
 
 // Appends a base at the low end, dropping the oldest base at the high end.

@@ -114,8 +114,8 @@ TEST_CASE("GPU k-mer extraction and counting equal the host count", "[gpu]") {
       for (auto [from, to] : {std::pair{std::size_t{0}, cut}, std::pair{cut, total}}) {
         job.end_from = from;
         job.end_to = to;
-        REQUIRE(gpu::extract_kmers(job, columns, total, counter.as<unsigned long long>(),
-                                   stream) == gpu::Status::kSuccess);
+        REQUIRE(gpu::extract_kmers(job, columns, total, counter.as<unsigned long long>(), stream) ==
+                gpu::Status::kSuccess);
       }
       unsigned long long n = 0;
       gpu::copy_to_host(&n, counter.data(), 8, stream);
@@ -240,7 +240,8 @@ TEST_CASE("a one-round GPU count gives its histogram on the device", "[gpu]") {
   std::mt19937_64 rng(std::random_device{}());
   // Homopolymer-rich reads, so some counts pass the 1024 and 65536 bins.
   io::SequenceBatch batch = random_batch(rng, 4000, 300);
-  for (int r = 0; r < 300; ++r) batch.push_back("polyA" + std::to_string(r), "", std::string(300, 'A'));
+  for (int r = 0; r < 300; ++r)
+    batch.push_back("polyA" + std::to_string(r), "", std::string(300, 'A'));
   for (int k : {11, 31, 40}) {
     kmer::EngineParams params;
     params.k = k;

@@ -9,23 +9,13 @@
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
+#include "test_temp_dir.hpp"
 
 namespace fs = std::filesystem;
+using seqfuse::test::slurp;
+using seqfuse::test::TempDir;
 
 namespace {
-
-fs::path fresh_dir() {
-  std::string pattern = (fs::temp_directory_path() / "seqfuse-out-XXXXXX").string();
-  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-  return pattern;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::size_t entries(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), {}));
@@ -34,7 +24,8 @@ std::size_t entries(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("committed output appears whole under its name", "[core]") {
-  const fs::path dir = fresh_dir();
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
   const fs::path target = dir / "out.tsv";
   {
     seqfuse::OutputFile out(target.string());
@@ -51,11 +42,11 @@ TEST_CASE("committed output appears whole under its name", "[core]") {
   CHECK(text.size() == 5 + (3u << 20) + 5);
   CHECK(text.substr(0, 5) == "head\n");
   CHECK(text.substr(text.size() - 5) == "tail\n");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("uncommitted output leaves nothing and keeps an older file", "[core]") {
-  const fs::path dir = fresh_dir();
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
   const fs::path target = dir / "keep.txt";
   std::ofstream(target) << "old";
   {
@@ -64,22 +55,22 @@ TEST_CASE("uncommitted output leaves nothing and keeps an older file", "[core]")
   }  // destroyed without commit, as when an error unwinds
   CHECK(entries(dir) == 1);
   CHECK(slurp(target) == "old");
-  fs::remove_all(dir);
 }
 
 TEST_CASE("unwritable targets fail before any work", "[core]") {
-  const fs::path dir = fresh_dir();
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
   CHECK_THROWS_WITH(seqfuse::OutputFile((dir / "no/such/dir/x.tsv").string()),
                     "cannot create output '" + (dir / "no/such/dir/x.tsv").string() +
                         "': No such file or directory");
   CHECK_THROWS_WITH(seqfuse::OutputFile(dir.string()),
                     "cannot write '" + dir.string() + "': it is a directory");
   CHECK_THROWS_AS(seqfuse::OutputFile(""), seqfuse::UsageError);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("committed output honours the umask", "[core]") {
-  const fs::path dir = fresh_dir();
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
   const fs::path target = dir / "mode.txt";
   const mode_t old = ::umask(022);
   {
@@ -91,7 +82,6 @@ TEST_CASE("committed output honours the umask", "[core]") {
   struct stat st {};
   REQUIRE(::stat(target.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0644);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("devices and pipes are written through, never renamed over", "[core]") {

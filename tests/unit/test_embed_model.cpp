@@ -18,27 +18,16 @@
 #include "models/esm_weights.hpp"
 #include "models/safetensors.hpp"
 #include "test_embed_support.hpp"
+#include "test_temp_dir.hpp"
 
 using namespace seqfuse::models;
 using namespace seqfuse::models::test;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
+using seqfuse::test::slurp;
+using seqfuse::test::TempDir;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "seqfuse-esm-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);

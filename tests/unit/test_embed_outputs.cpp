@@ -5,8 +5,8 @@
 #include <hdf5.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,28 +19,16 @@
 #include "models/embed_outputs.hpp"
 #include "models/esm_weights.hpp"
 #include "test_embed_support.hpp"
+#include "test_temp_dir.hpp"
 
 using namespace seqfuse::models;
 using namespace seqfuse::models::test;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
+using seqfuse::test::slurp;
+using seqfuse::test::TempDir;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "seqfuse-out-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

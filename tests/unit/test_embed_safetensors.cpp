@@ -16,26 +16,15 @@
 #include "core/error.hpp"
 #include "models/float16.hpp"
 #include "models/safetensors.hpp"
+#include "test_temp_dir.hpp"
 
 using namespace seqfuse::models;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
+using seqfuse::test::slurp;
+using seqfuse::test::TempDir;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "seqfuse-st-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  [[nodiscard]] fs::path file(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
 
 std::string le64(std::uint64_t n) {
   std::string bytes(8, '\0');

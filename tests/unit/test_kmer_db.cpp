@@ -16,24 +16,14 @@
 #include "kmer/histogram.hpp"
 #include "kmer/kmer_db.hpp"
 #include "test_kmer_support.hpp"
+#include "test_temp_dir.hpp"
 
 using namespace seqfuse::kmer;
 namespace fs = std::filesystem;
+using seqfuse::test::slurp;
+using seqfuse::test::TempDir;
 
 namespace {
-
-fs::path fresh_dir() {
-  std::string pattern = (fs::temp_directory_path() / "seqfuse-kmerdb-XXXXXX").string();
-  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-  return pattern;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void spit(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
@@ -74,7 +64,8 @@ test::LetterCounts read_db(const KmerDb& db) {
 }  // namespace
 
 TEST_CASE("a database reads back what was written, and answers lookups", "[kmer]") {
-  const fs::path dir = fresh_dir();
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
   const std::uint64_t seed = test::test_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -115,11 +106,11 @@ TEST_CASE("a database reads back what was written, and answers lookups", "[kmer]
       CHECK(db.count_of(words) == (it == counts.end() ? 0 : it->second));
     }
   }
-  fs::remove_all(dir);
 }
 
 TEST_CASE("an empty database is valid", "[kmer]") {
-  const fs::path dir = fresh_dir();
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
   KmerDbInfo info;
   info.k = 21;
   write_db(dir / "e.kdb", info, {}, 10);
@@ -128,11 +119,11 @@ TEST_CASE("an empty database is valid", "[kmer]") {
   CHECK(read_db(db).empty());
   std::uint64_t words[1] = {0};
   CHECK(db.count_of(words) == 0);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("truncated, damaged and foreign files are refused with one clear error", "[kmer]") {
-  const fs::path dir = fresh_dir();
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
   KmerDbInfo info;
   info.k = 5;
   write_db(dir / "ok.kdb", info, {{"AAAAA", 3}, {"ACGTA", 1}, {"CCCCC", 9}}, 2);
@@ -164,7 +155,6 @@ TEST_CASE("truncated, damaged and foreign files are refused with one clear error
   std::swap_ranges(unsorted.begin() + 64, unsorted.begin() + 76, unsorted.begin() + 76);
   CHECK_THAT(error_of(unsorted), Contains("record 2 is out of order"));
   CHECK_THROWS_WITH(KmerDb((dir / "missing.kdb").string()), Contains("cannot open"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("histogram text is jellyfish histo's, catch-all bucket included", "[kmer]") {
