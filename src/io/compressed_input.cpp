@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "io/gzip_stream.hpp"
 
 namespace seqfuse::io {
 namespace {
@@ -20,7 +21,9 @@ int decompression_threads() {
   return static_cast<int>(std::clamp(cores / 2, 1u, 4u));
 }
 
-constexpr int kBgzfCompression = 2;  // bgzf_compression(): 0 plain, 1 gzip, 2 BGZF
+// bgzf_compression(): 0 plain, 1 gzip, 2 BGZF
+constexpr int kGzipCompression = 1;
+constexpr int kBgzfCompression = 2;
 
 }  // namespace
 
@@ -37,16 +40,26 @@ CompressedInput::CompressedInput(const std::string& path)
     // Multi-threading is only an acceleration: on failure htslib keeps reading
     // single-threaded, so the return value needs no handling.
     (void)bgzf_mt(file_, decompression_threads(), 256);
+  } else if (bgzf_compression(file_) == kGzipCompression) {
+    // bgzf_open only peeked at the header, so the raw stream starts at the
+    // handle's current position.
+    gzip_ = std::make_unique<GzipStream>(file_->fp, display_name_);
   }
 }
 
 CompressedInput::~CompressedInput() {
+  gzip_.reset();
   if (file_ != nullptr) (void)bgzf_close(file_);
 }
 
 std::size_t CompressedInput::read(char* dst, std::size_t capacity) {
   if (capacity == 0) return 0;
   errno = 0;
+  if (gzip_) {
+    const std::size_t got = gzip_->read(dst, capacity);
+    bytes_read_.fetch_add(got, std::memory_order_relaxed);
+    return got;
+  }
   // Plain text skips the BGZF layer: bgzf_read would pass it through a 64 KiB
   // staging block and one extra copy. Safe because bgzf_open only peeks at the
   // start of the file and nothing else reads from this handle.

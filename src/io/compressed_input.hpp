@@ -1,10 +1,13 @@
-// CompressedInput: a byte stream from a plain, gzip or BGZF file (or stdin),
-// decompressed by htslib. Turns htslib's error codes into seqfuse::Error.
+// CompressedInput: a byte stream from a plain, gzip or BGZF file (or stdin).
+// htslib opens it and decompresses BGZF (with worker threads); plain gzip
+// goes through ISA-L (gzip_stream.hpp), faster than htslib's zlib. Turns
+// htslib's error codes into seqfuse::Error.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 extern "C" {
@@ -12,6 +15,8 @@ struct BGZF;
 }
 
 namespace seqfuse::io {
+
+class GzipStream;
 
 class CompressedInput {
  public:
@@ -43,6 +48,7 @@ class CompressedInput {
   [[noreturn]] void throw_read_error(int saved_errno) const;
 
   BGZF* file_ = nullptr;
+  std::unique_ptr<GzipStream> gzip_;  // plain gzip only
   std::string display_name_;
   std::atomic<std::uint64_t> bytes_read_{0};
 };

@@ -106,6 +106,8 @@ TEST_CASE("truncated or corrupt compressed input is an error", "[io]") {
       {"cut-in-trailer.fq.gz", gz.substr(0, gz.size() - 4)},
       {"cut-in-header.fq.gz", gz.substr(0, 5)},
       {"flipped.fq.gz", flipped},
+      {"garbage-after.fq.gz", gz + "not a gzip member"},
+      {"half-a-magic-after.fq.gz", gz + "\x1f"},
       {"cut.fq.bgz", bgz.substr(0, bgz.size() / 2)},
   };
   for (const auto& [name, bytes] : damaged) {
