@@ -18,7 +18,7 @@
 # Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
 set -euo pipefail
 
-CASES=(fastq_parse_plain fastq_parse_gzip protein_search kmer_count kmer_count_gzip)
+CASES=(fastq_parse_plain fastq_parse_gzip protein_search kmer_count kmer_count_gzip kmer_count_cpu)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 bin="" seeds="" work="" runs=10 warmup=2
@@ -173,13 +173,19 @@ prepare_kmer_reads() {
   kmer_reads="$dir/reads.fq"
 }
 
+kmc_command() {  # kmc_command DIR INPUT THREADS: KMC count + histogram into DIR/kmc.histo
+  local dir=$1 f=$2 threads=$3
+  echo "rm -rf $(q "$dir/kmc_tmp") && mkdir -p $(q "$dir/kmc_tmp") && kmc -k31 -t$threads -ci1 -cs4294967295 $(q "$f") $(q "$dir/kmc") $(q "$dir/kmc_tmp") >/dev/null && kmc_tools -t$threads transform $(q "$dir/kmc") histogram $(q "$dir/kmc.histo") -ci1 -cx100000 >/dev/null"
+}
+
 kmer_case() {  # kmer_case NAME INPUT DESC
   local sf threads dir name=$1 f=$2 desc=$3
   sf=$(find_bin seqfuse)
   threads=$(nproc)
   dir=$(dirname "$f")/$name
   mkdir -p "$dir"
-  local kmc="rm -rf $(q "$dir/kmc_tmp") && mkdir -p $(q "$dir/kmc_tmp") && kmc -k31 -t$threads -ci1 -cs4294967295 $(q "$f") $(q "$dir/kmc") $(q "$dir/kmc_tmp") >/dev/null && kmc_tools -t$threads transform $(q "$dir/kmc") histogram $(q "$dir/kmc.histo") -ci1 -cx100000 >/dev/null"
+  local kmc
+  kmc=$(kmc_command "$dir" "$f" "$threads")
   compare "$name-vs-kmc" \
     "$(q "$sf") kmer-count -k 31 -t $threads -q --histo $(q "$dir/seqfuse.histo") $(q "$f")" \
     "$kmc" \
@@ -212,6 +218,23 @@ case_kmer_count_gzip() {
   [ -f "$kmer_reads.gz" ] || gzip -6 -c "$kmer_reads" >"$kmer_reads.gz"
   kmer_case kmer-count-gzip "$kmer_reads.gz" \
     "$(($(wc -l <"$kmer_reads") / 4)) E. coli reads x 150 bp, 1% subst., gzip -6 $(($(wc -c <"$kmer_reads.gz") / 1000000)) MB"
+}
+
+# The CPU engine (--device cpu) against KMC at the same thread count.
+case_kmer_count_cpu() {
+  local sf threads dir
+  sf=$(find_bin seqfuse)
+  [ -n "$sf" ] || { skip "seqfuse is not built"; return 0; }
+  need_tool kmc kmc_tools awk cmp || return 0
+  prepare_kmer_reads || return 0
+  threads=$(nproc)
+  dir=$(dirname "$kmer_reads")/kmer-count-cpu
+  mkdir -p "$dir"
+  runs=3 warmup=1 compare kmer-count-cpu-vs-kmc \
+    "$(q "$sf") kmer-count --device cpu -k 31 -t $threads -q --histo $(q "$dir/seqfuse.histo") $(q "$kmer_reads")" \
+    "$(kmc_command "$dir" "$kmer_reads" "$threads")" \
+    "awk '\$2 > 0' $(q "$dir/kmc.histo") | tr '\t' ' ' | cmp - $(q "$dir/seqfuse.histo")" \
+    "$(($(wc -l <"$kmer_reads") / 4)) E. coli reads x 150 bp, 1% subst., plain; seqfuse on the CPU (--device cpu), k=31 canonical, histogram; $threads threads"
 }
 
 parse_args() {

@@ -99,12 +99,17 @@ int run_count(const CountConfig& config) {
   options.dump_path = config.dump;
   options.spill_dir = config.tmp_dir;
   trace("kmer-count: options read");
-  options.device = choose_device(config.common);
-  trace("kmer-count: device chosen");
-  if (options.device.gpu && !kmer::gpu_engine_compiled()) {
-    if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
-      throw Error("--device gpu: this build has no GPU k-mer engine");
-    options.device = {};
+  if (parse_device_spec(config.common.device).kind != DeviceSpec::Kind::kCpu) {
+    options.choose_device = [&config] {
+      DeviceChoice device = choose_device(config.common);
+      trace("kmer-count: device chosen");
+      if (device.gpu && !kmer::gpu_engine_compiled()) {
+        if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
+          throw Error("--device gpu: this build has no GPU k-mer engine");
+        device = {};
+      }
+      return device;
+    };
   }
 
   const kmer::CountStats stats = kmer::run_count_job(options, report);
@@ -121,7 +126,7 @@ int run_count(const CountConfig& config) {
   if (stats.spilled_runs > 0)
     what += ", " + std::to_string(stats.runs) + " runs (" + std::to_string(stats.spilled_runs) +
             " spilled)";
-  what += " on " + options.device.name();
+  what += " on " + stats.device.name();
   report.summary(what, seconds,
                  si_number(seconds > 0 ? kmers / seconds : 0.0) + " k-mers/s, " +
                      rate(static_cast<double>(stats.bases), seconds, "bp"));

@@ -43,8 +43,15 @@ std::size_t whole_records_end(const char* text, std::size_t n) {
   return found == kLines ? after_last_line : 0;
 }
 
-FastqChunkReader::FastqChunkReader(const std::string& path, std::size_t chunk_bytes)
-    : input_(path), chunk_bytes_(chunk_bytes) {}
+FastqChunkReader::FastqChunkReader(const std::string& path, std::size_t chunk_bytes,
+                                   unsigned threads)
+    : input_(path), chunk_bytes_(chunk_bytes) {
+  if (!input_.compressed() && threads > 1) plain_ = ParallelFile::open(path, threads);
+}
+
+std::size_t FastqChunkReader::read_input(char* dst, std::size_t capacity) {
+  return plain_ ? plain_->read(dst, capacity) : input_.read(dst, capacity);
+}
 
 bool FastqChunkReader::next(TextBuffer& chunk) {
   if (at_end_ && carry_.empty()) return false;
@@ -57,7 +64,7 @@ bool FastqChunkReader::next(TextBuffer& chunk) {
     std::size_t n = carry_.size();
     carry_.clear();
     while (!at_end_ && n < want) {
-      const std::size_t got = input_.read(text + n, want - n);
+      const std::size_t got = read_input(text + n, want - n);
       if (got == 0) at_end_ = true;
       n += got;
     }

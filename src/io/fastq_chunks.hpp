@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <memory_resource>
 #include <string>
 #include <string_view>
 
 #include "io/compressed_input.hpp"
+#include "io/parallel_file.hpp"
 
 namespace seqfuse::io {
 
@@ -53,8 +55,9 @@ class TextBuffer {
 
 class FastqChunkReader {
  public:
-  // Chunks of about `chunk_bytes` (more when one record is larger).
-  FastqChunkReader(const std::string& path, std::size_t chunk_bytes);
+  // Chunks of about `chunk_bytes` (more when one record is larger). An
+  // uncompressed regular file is read by up to `threads` threads at once.
+  FastqChunkReader(const std::string& path, std::size_t chunk_bytes, unsigned threads = 1);
 
   // Fills `chunk` (give it pinned memory so copies to the device run
   // async) with the next whole records (the rest of the last read
@@ -64,10 +67,12 @@ class FastqChunkReader {
   bool next(TextBuffer& chunk);
 
   [[nodiscard]] const std::string& display_name() const noexcept { return input_.display_name(); }
-  [[nodiscard]] std::uint64_t bytes_read() const noexcept { return input_.bytes_read(); }
 
  private:
+  [[nodiscard]] std::size_t read_input(char* dst, std::size_t capacity);
+
   CompressedInput input_;
+  std::unique_ptr<ParallelFile> plain_;  // set for an uncompressed regular file
   std::size_t chunk_bytes_;
   std::string carry_;  // bytes after the last whole record of the previous read
   bool at_end_ = false;

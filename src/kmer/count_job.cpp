@@ -1,7 +1,10 @@
 #include "kmer/count_job.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <deque>
+#include <future>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -102,24 +105,93 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
   if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
 }
 
-// Whole-record chunks of the file's text, in two pinned buffers taken in
-// turn: the engine may still read the previous chunk while the next is read.
-void count_fastq_text(CountingEngine& engine, const std::string& input, std::size_t chunk_bytes,
-                      CountStats& stats, Reporter& report) {
-  io::FastqChunkReader reader(input, chunk_bytes);
-  io::TextBuffer chunks[2] = {io::TextBuffer(gpu::pinned_resource()),
-                              io::TextBuffer(gpu::pinned_resource())};
-  std::uint64_t bytes = 0;
-  for (int turn = 0; reader.next(chunks[turn]); turn = 1 - turn) {
-    engine.add_fastq_text(chunks[turn].data(), chunks[turn].size());
-    bytes += chunks[turn].size();
-    report.progress(si_number(static_cast<double>(bytes)) + "B of FASTQ");
+// The engine, made on a thread of its own: choosing a GPU and building its
+// engine start the driver (~0.2 s), which then overlaps reading the input.
+class EngineLaunch {
+ public:
+  EngineLaunch(const CountOptions& options, RunStore& store)
+      : pending_(std::async(std::launch::async, [&options, &store] {
+          Launched launched;
+          if (options.choose_device) launched.device = options.choose_device();
+          const MemoryPlan plan = plan_memory(options.max_memory, launched.device.gpu);
+          EngineParams params;
+          params.k = options.k;
+          params.canonical = options.canonical;
+          params.threads = options.threads;
+          params.memory_budget = plan.engine_budget;
+          params.device_index = launched.device.index;
+          launched.engine =
+              launched.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
+          trace("kmer-count: engine ready");
+          return launched;
+        })) {}
+
+  [[nodiscard]] bool ready() const {
+    return pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
+  // Waits for the engine; rethrows what its construction threw.
+  [[nodiscard]] std::unique_ptr<CountingEngine> get(DeviceChoice& device) {
+    Launched launched = pending_.get();
+    device = launched.device;
+    return std::move(launched.engine);
+  }
+
+ private:
+  struct Launched {
+    DeviceChoice device;
+    std::unique_ptr<CountingEngine> engine;
+  };
+  std::future<Launched> pending_;
+};
+
+// A FASTQ file's whole-record chunks, as text. The first ones may already be
+// in plain memory (read while the engine started); the rest go through two
+// pinned buffers taken in turn, so the engine may still read the previous
+// chunk while the next is read.
+struct FastqText {
+  std::unique_ptr<io::FastqChunkReader> reader;
+  std::deque<io::TextBuffer> early;  // kept until the engine's totals: copies may be in flight
+};
+
+FastqText open_fastq_text(const std::string& input, std::size_t chunk_bytes, unsigned threads) {
+  FastqText text;
+  text.reader = std::make_unique<io::FastqChunkReader>(input, chunk_bytes, threads);
+  return text;
+}
+
+// Reads chunks into plain memory until the engine is ready, the file ends or
+// `limit` bytes are held.
+void read_while_starting(FastqText& text, const EngineLaunch& launch, std::size_t limit) {
+  std::size_t held = 0;
+  while (!launch.ready() && held < limit) {
+    io::TextBuffer& chunk = text.early.emplace_back();
+    if (!text.reader->next(chunk)) {
+      text.early.pop_back();
+      break;
+    }
+    held += chunk.size();
+  }
+  trace("kmer-count: read while the engine started");
+}
+
+void count_fastq_text(CountingEngine& engine, FastqText& text, CountStats& stats,
+                      Reporter& report) {
+  std::uint64_t bytes = 0;
+  const auto add = [&](const io::TextBuffer& chunk) {
+    engine.add_fastq_text(chunk.data(), chunk.size());
+    bytes += chunk.size();
+    report.progress(si_number(static_cast<double>(bytes)) + "B of FASTQ");
+  };
+  for (const io::TextBuffer& chunk : text.early) add(chunk);
+  io::TextBuffer pinned[2] = {io::TextBuffer(gpu::pinned_resource()),
+                              io::TextBuffer(gpu::pinned_resource())};
+  for (int turn = 0; text.reader->next(pinned[turn]); turn = 1 - turn) add(pinned[turn]);
   const TextTotals totals = engine.text_totals();
+  const std::string& name = text.reader->display_name();
   if (totals.malformed)
-    throw Error(reader.display_name() + ": record " + std::to_string(totals.malformed_record + 1) +
-                ": " + totals.problem);
-  if (totals.records == 0) throw Error("input '" + reader.display_name() + "' has no sequences");
+    throw Error(name + ": record " + std::to_string(totals.malformed_record + 1) + ": " +
+                totals.problem);
+  if (totals.records == 0) throw Error("input '" + name + "' has no sequences");
   stats.reads += totals.records;
   stats.bases += totals.bases;
   show_progress(stats, report);
@@ -154,27 +226,40 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   const std::unique_ptr<OutputFile> histo_out = open_output(options.histo_path);
   const std::unique_ptr<OutputFile> dump_out = open_output(options.dump_path);
 
-  const MemoryPlan plan = plan_memory(options.max_memory, options.device.gpu);
-  RunStore store(options.k, plan.runs_in_memory, choose_spill_dir(options));
-  EngineParams params;
-  params.k = options.k;
-  params.canonical = options.canonical;
-  params.threads = options.threads;
-  params.memory_budget = plan.engine_budget;
-  params.device_index = options.device.index;
-  trace("kmer-count: outputs open");
-  std::unique_ptr<CountingEngine> engine =
-      options.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
-  trace("kmer-count: engine ready");
+  // Where runs are kept does not depend on the device.
+  RunStore store(options.k, plan_memory(options.max_memory, false).runs_in_memory,
+                 choose_spill_dir(options));
+  EngineLaunch launch(options, store);
 
+  // While a GPU may be starting, the first input, when it is a FASTQ file,
+  // is read ahead as text in the GPU engine's chunks (a quarter of -m at most).
+  std::optional<FastqText> first_text;
+  const std::string& first = options.inputs.front();
+  if (options.choose_device && gpu_engine_compiled() && first != "-" &&
+      io::first_symbol(first) == '@') {
+    const MemoryPlan gpu_plan = plan_memory(options.max_memory, true);
+    first_text = open_fastq_text(first, 2 * gpu_plan.batch_bases, options.threads);
+    read_while_starting(*first_text, launch, options.max_memory / 4);
+  }
   CountStats stats;
-  for (const std::string& input : options.inputs) {
+  std::unique_ptr<CountingEngine> engine = launch.get(stats.device);
+  const MemoryPlan plan = plan_memory(options.max_memory, stats.device.gpu);
+  if (first_text && !engine->takes_fastq_text()) first_text.reset();  // parsed on the host instead
+
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+    const std::string& input = options.inputs[i];
+    if (i == 0 && first_text) {
+      count_fastq_text(*engine, *first_text, stats, report);
+      first_text.reset();
+      continue;
+    }
     // A FASTQ file goes unparsed to an engine that parses on its device;
     // stdin cannot be peeked at, so it is always parsed here.
     const bool as_text =
         engine->takes_fastq_text() && input != "-" && io::first_symbol(input) == '@';
     if (as_text) {
-      count_fastq_text(*engine, input, 2 * plan.batch_bases, stats, report);
+      FastqText text = open_fastq_text(input, 2 * plan.batch_bases, options.threads);
+      count_fastq_text(*engine, text, stats, report);
     } else {
       count_batches(*engine, input, plan.batch_bases, stats, report);
     }

@@ -50,6 +50,7 @@ class GpuCountingEngine final : public CountingEngine {
   }
 
   void add(const io::SequenceBatch& batch) override {
+    gpu::use_device(device_index_);
     const std::size_t total = batch.total_bases();
     if (total == 0) return;
     upload(batch);
@@ -67,6 +68,7 @@ class GpuCountingEngine final : public CountingEngine {
   // record. Nothing waits for the device here: the caller reads the next
   // chunk from the file meanwhile.
   void add_fastq_text(const char* text, std::size_t n) override {
+    gpu::use_device(device_index_);
     if (n == 0) return;
     held_ = read_counter();  // waits: the previous chunk's copy and work are done
     if (text_.size() < n) text_ = gpu::DeviceBuffer(n);
@@ -90,6 +92,7 @@ class GpuCountingEngine final : public CountingEngine {
   }
 
   TextTotals text_totals() override {
+    gpu::use_device(device_index_);
     TextTotals out;
     if (!text_totals_) return out;
     gpu::FastqTextTotals t{};
@@ -107,6 +110,7 @@ class GpuCountingEngine final : public CountingEngine {
   }
 
   void finish() override {
+    gpu::use_device(device_index_);
     held_ = read_counter();
     if (held_ > 0) flush();
   }
@@ -115,6 +119,7 @@ class GpuCountingEngine final : public CountingEngine {
   // k-mers (the bulk of a run) never cross PCIe.
   bool finish_with_histogram(
       std::vector<std::pair<std::uint32_t, std::uint64_t>>& frequencies) override {
+    gpu::use_device(device_index_);
     frequencies.clear();
     held_ = read_counter();
     if (rounds_ > 0) {
@@ -134,7 +139,9 @@ class GpuCountingEngine final : public CountingEngine {
 
  private:
   // Runs before any member touches the device, so streams and buffers are
-  // made on the chosen one.
+  // made on the chosen one. The engine may be built on one thread and used
+  // on another (count_job.cpp builds it while the input is read), and the
+  // current device is per thread: every entry point selects it again.
   static int select_device(int index) {
     gpu::use_device(index);
     return index;

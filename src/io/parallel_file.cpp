@@ -1,0 +1,95 @@
+#include "io/parallel_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace seqfuse::io {
+namespace {
+
+// Below this a slice is not worth a thread.
+constexpr std::size_t kMinSliceBytes = std::size_t{8} << 20;
+
+}  // namespace
+
+std::unique_ptr<ParallelFile> ParallelFile::open(const std::string& path, unsigned threads) {
+  if (path == "-") return nullptr;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::unique_ptr<ParallelFile>(new ParallelFile(fd, path, std::max(1u, threads)));
+}
+
+ParallelFile::ParallelFile(int fd, std::string path, unsigned threads)
+    : fd_(fd), path_(std::move(path)), threads_(threads) {}
+
+ParallelFile::~ParallelFile() {
+  ::close(fd_);
+}
+
+std::size_t ParallelFile::read_slice(char* dst, std::size_t n, std::uint64_t offset) const {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd_, dst + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error(path_ + ": read error: " + std::strerror(errno));
+    }
+    if (got == 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  return done;
+}
+
+std::size_t ParallelFile::read(char* dst, std::size_t capacity) {
+  const std::size_t slices =
+      std::clamp<std::size_t>(capacity / kMinSliceBytes, 1, std::size_t{threads_});
+  std::size_t total = 0;
+  if (slices == 1) {
+    total = read_slice(dst, capacity, offset_);
+  } else {
+    // Each slice on its own thread; a short slice means the end of the file,
+    // and the slices after it read nothing.
+    const std::size_t slice = (capacity + slices - 1) / slices;
+    std::vector<std::size_t> got(slices, 0);
+    std::vector<std::exception_ptr> failures(slices);
+    std::vector<std::thread> workers;
+    workers.reserve(slices);
+    for (std::size_t s = 0; s < slices; ++s) {
+      const std::size_t begin = s * slice, n = std::min(slice, capacity - begin);
+      workers.emplace_back([&, s, begin, n] {
+        try {
+          got[s] = read_slice(dst + begin, n, offset_ + begin);
+        } catch (...) {
+          failures[s] = std::current_exception();
+        }
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    for (const std::exception_ptr& f : failures)
+      if (f) std::rethrow_exception(f);
+    // Bytes count only up to the first short slice (the file may have grown
+    // meanwhile; what lies after a gap is not kept).
+    for (std::size_t s = 0; s < slices; ++s) {
+      total += got[s];
+      if (got[s] < std::min(slice, capacity - s * slice)) break;
+    }
+  }
+  offset_ += total;
+  return total;
+}
+
+}  // namespace seqfuse::io

@@ -1,0 +1,73 @@
+// FastqChunkReader on the host: the chunks, put back together, are the file
+// (plus a final line end where it lacks one), each chunk is whole records,
+// and a plain file read by several threads at once gives the same chunks as
+// one thread, gzip input the same as plain.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "io/fastq_chunks.hpp"
+#include "test_io_support.hpp"
+
+namespace t = seqfuse::io::test;
+using seqfuse::io::FastqChunkReader;
+using seqfuse::io::TextBuffer;
+using seqfuse::io::whole_records_end;
+
+namespace {
+
+std::vector<std::string> chunks_of(const std::string& path, std::size_t chunk_bytes,
+                                   unsigned threads) {
+  FastqChunkReader reader(path, chunk_bytes, threads);
+  std::vector<std::string> chunks;
+  TextBuffer buffer;
+  while (reader.next(buffer)) chunks.emplace_back(buffer.data(), buffer.size());
+  return chunks;
+}
+
+std::string joined(const std::vector<std::string>& chunks) {
+  std::string all;
+  for (const std::string& c : chunks) all += c;
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("FASTQ chunks are whole records and add up to the file", "[io]") {
+  t::ScratchDir dir;
+  // ~45 MB: several chunks of 16 MiB, each read in slices by four threads.
+  std::string text = t::make_fastq(540000);
+  REQUIRE(text.size() > (std::size_t{40} << 20));
+  const std::string plain = dir.write("big.fq", text);
+  const std::string gz = t::write_gzip(dir.path("big.fq.gz"), text);
+
+  const auto one_thread = chunks_of(plain, std::size_t{16} << 20, 1);
+  REQUIRE(one_thread.size() >= 3);
+  CHECK(joined(one_thread) == text);
+  for (const std::string& chunk : one_thread) {
+    CHECK(chunk.front() == '@');
+    CHECK(whole_records_end(chunk.data(), chunk.size()) == chunk.size());
+  }
+  CHECK(chunks_of(plain, std::size_t{16} << 20, 4) == one_thread);
+  CHECK(chunks_of(plain, std::size_t{16} << 20, 3) == one_thread);
+  CHECK(chunks_of(gz, std::size_t{16} << 20, 4) == one_thread);
+}
+
+TEST_CASE("FASTQ chunks: a missing final line end is added, CRLF kept", "[io]") {
+  t::ScratchDir dir;
+  const std::string text = "@a\r\nACGT\r\n+\r\nIIII\r\n@b\nGG\n+\nII";
+  for (unsigned threads : {1u, 4u}) {
+    CAPTURE(threads);
+    CHECK(joined(chunks_of(dir.write("x.fq", text), 16, threads)) == text + "\n");
+  }
+}
+
+TEST_CASE("FASTQ chunks: a record larger than the chunk size comes whole", "[io]") {
+  t::ScratchDir dir;
+  const std::string long_read(5000, 'A');
+  const std::string text =
+      "@a\n" + long_read + "\n+\n" + std::string(5000, 'I') + "\n@b\nC\n+\nI\n";
+  const auto chunks = chunks_of(dir.write("long.fq", text), 64, 2);
+  CHECK(joined(chunks) == text);
+  for (const std::string& chunk : chunks) CHECK(chunk.front() == '@');
+}
