@@ -12,6 +12,7 @@
 #include "models/embed_job.hpp"
 #include "models/embed_outputs.hpp"
 #include "models/esm_weights.hpp"
+#include "models/gpu_engine.hpp"
 #include "subcommand.hpp"
 
 namespace seqfuse::cli {
@@ -25,7 +26,7 @@ struct EmbedConfig {
   std::string format;  // empty: from the output's extension, tsv otherwise
   std::string pool = "mean";
   std::vector<int> layers;  // empty: the final, normed layer
-  std::string dtype;        // empty: fp32 on CPU (bf16 on GPU, once there is one)
+  std::string dtype;        // empty: fp32 on the CPU, bf16 on a GPU
   int toks_per_batch = 4096;
   int max_length = 1022;
 };
@@ -41,6 +42,25 @@ models::Pooling parse_pooling(const std::string& text) {
   if (text == "bos") return models::Pooling::bos;
   if (text == "none") return models::Pooling::none;
   throw UsageError("--pool must be mean, bos or none, not '" + text + "'");
+}
+
+// --dtype, defaulting to fp32 on the CPU and bf16 on a GPU (issue #5).
+models::ComputeType compute_type(const std::string& dtype, const DeviceChoice& device) {
+  if (dtype == "bf16" || (dtype.empty() && device.gpu)) return models::ComputeType::bf16;
+  if (dtype == "fp16") return models::ComputeType::fp16;
+  return models::ComputeType::fp32;
+}
+
+std::string dtype_name(models::ComputeType compute) {
+  switch (compute) {
+    case models::ComputeType::bf16:
+      return "bf16";
+    case models::ComputeType::fp16:
+      return "fp16";
+    case models::ComputeType::fp32:
+      break;
+  }
+  return "fp32";
 }
 
 models::EmbedFormat chosen_format(const EmbedConfig& c) {
@@ -76,13 +96,12 @@ int run_embed(const EmbedConfig& config) {
   Reporter report("embed", config.common.quiet);
   const models::EmbedFormat format = chosen_format(config);
 
-  // The engine: only the CPU one exists so far; auto takes it even where a
-  // GPU is present.
-  if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
-    throw Error("the GPU engine for embed is not built yet; use --device cpu");
-  if (!config.dtype.empty() && config.dtype != "fp32")
+  // The engine: the GPU one when --device gives or auto finds a GPU.
+  const DeviceChoice device = choose_device(config.common);
+  if (!device.gpu && !config.dtype.empty() && config.dtype != "fp32")
     throw UsageError("--dtype " + config.dtype +
                      ": the CPU engine computes in fp32 only (bf16 and fp16 are for the GPU)");
+  const models::ComputeType compute = compute_type(config.dtype, device);
 
   const models::EsmModel model = models::load_esm_model(config.model);
   const double load_seconds = clock.seconds();
@@ -106,7 +125,15 @@ int run_embed(const EmbedConfig& config) {
   for (const std::string& warning : input.warnings) report.warn(warning);
 
   const unsigned threads = resolve_threads(config.common.threads);
-  models::CpuEsmEngine engine(model, threads);
+  std::unique_ptr<models::EmbeddingEngine> engine;
+  if (device.gpu) {
+    models::GpuEngineOptions options;
+    options.device = device.index;
+    options.compute = compute;
+    engine = models::make_gpu_engine(model, options);
+  } else {
+    engine = std::make_unique<models::CpuEsmEngine>(model, threads);
+  }
   models::EmbedJob job;
   job.readout = readout;
   job.toks_per_batch = static_cast<std::size_t>(config.toks_per_batch);
@@ -114,14 +141,15 @@ int run_embed(const EmbedConfig& config) {
     report.progress(std::to_string(done) + " / " + std::to_string(total) + " sequences");
   };
   Stopwatch embed_clock;
-  const models::EmbedStats stats = models::run_embed_job(job, engine, input, hidden, *writer);
+  const models::EmbedStats stats = models::run_embed_job(job, *engine, input, hidden, *writer);
   const double embed_seconds = embed_clock.seconds();
   writer->commit();
 
-  const std::string what = std::to_string(stats.sequences) + " sequences, " +
-                           si_number(static_cast<double>(stats.tokens)) + " tokens on " +
-                           engine.name() + " (" + std::to_string(threads) +
-                           (threads == 1 ? " thread)" : " threads)");
+  const std::string what =
+      std::to_string(stats.sequences) + " sequences, " +
+      si_number(static_cast<double>(stats.tokens)) + " tokens on " + engine->name() + " (" +
+      (device.gpu ? dtype_name(compute) + ")"
+                  : std::to_string(threads) + (threads == 1 ? " thread)" : " threads)"));
   report.summary(what, clock.seconds(),
                  "forward " +
                      rate(static_cast<double>(stats.sequences), embed_seconds, "sequences") + ", " +
@@ -144,8 +172,8 @@ Subcommand add_embed(CLI::App& parent) {
       "  seqfuse embed --model DIR proteins.fa --layers 0 -1 --pool bos   two layers, BOS vectors\n"
       "DIR is a Hugging Face ESM-2 checkpoint folder (config.json + model.safetensors).\n"
       "Lowercase letters are read as uppercase (the Hugging Face tokenizer reads them as\n"
-      "<unk>); other letters outside ESM-2's alphabet are <unk>. --device auto runs on the\n"
-      "CPU: the GPU engine for embed is not built yet.");
+      "<unk>); other letters outside ESM-2's alphabet are <unk>. --device auto runs on a\n"
+      "GPU when there is one (in bf16 unless --dtype says otherwise), else on the CPU (fp32).");
   app->add_option("PROTEINS", config->input, "Protein FASTA/FASTQ (plain, gzip, - for stdin)")
       ->required();
   app->add_option("--model", config->model,
@@ -159,7 +187,8 @@ Subcommand add_embed(CLI::App& parent) {
   app->add_option("--layers", config->layers,
                   "Hidden states to output: 0 embeddings .. N final (normed); negative from the "
                   "end (default -1)");
-  app->add_option("--dtype", config->dtype, "fp32, bf16 or fp16 (default fp32 on CPU)");
+  app->add_option("--dtype", config->dtype,
+                  "fp32, bf16 or fp16 (default fp32 on the CPU, bf16 on a GPU)");
   app->add_option("--toks-per-batch", config->toks_per_batch,
                   "Tokens per batch; sequences are batched by length")
       ->capture_default_str();

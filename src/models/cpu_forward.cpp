@@ -10,6 +10,7 @@
 #include "models/cpu_kernels.hpp"
 #include "models/pooling.hpp"
 #include "models/tokenizer.hpp"
+#include "nn/nn_math.hpp"
 
 namespace seqfuse::models {
 namespace {
@@ -34,7 +35,8 @@ void add_bias_to_rows(const std::vector<float>& bias, std::size_t rows, float* o
     for (std::size_t c = 0; c < bias.size(); ++c) out[r * ld_out + c] += bias[c];
 }
 
-// torch.nn.LayerNorm: biased variance; statistics in double.
+// torch.nn.LayerNorm: biased variance; statistics in double (the GPU kernel's
+// arithmetic, gpu/nn/nn_math.hpp).
 void layer_norm_rows(const float* in, std::size_t rows, std::size_t hidden,
                      const std::vector<float>& weight, const std::vector<float>& bias, double eps,
                      float* out) {
@@ -49,7 +51,7 @@ void layer_norm_rows(const float* in, std::size_t rows, std::size_t hidden,
     const double scale = 1.0 / std::sqrt(variance + eps);
     float* y = out + r * hidden;
     for (std::size_t c = 0; c < hidden; ++c)
-      y[c] = static_cast<float>((x[c] - mean) * scale) * weight[c] + bias[c];
+      y[c] = gpu::nn::layer_norm_value(x[c], mean, scale, weight[c], bias[c]);
   }
 }
 

@@ -60,18 +60,15 @@ void softmax_rows(float* scores, std::size_t rows, std::size_t n) {
 
 SEQFUSE_CPU_VARIANTS
 void gelu_in_place(float* values, std::size_t n) {
-  constexpr float kInverseSqrt2 = 0.70710678118654752f;
   // In blocks: clamp first, then the branch-free erf (see exp_clamped's note).
+  // The arithmetic is the GPU kernel's (gpu/nn/nn_math.hpp).
   constexpr std::size_t kBlock = 256;
   float arg[kBlock];
   for (std::size_t begin = 0; begin < n; begin += kBlock) {
     const std::size_t count = std::min(kBlock, n - begin);
     float* x = values + begin;
-    for (std::size_t i = 0; i < count; ++i) {
-      const float a = x[i] * kInverseSqrt2;
-      arg[i] = a < -4.0f ? -4.0f : (a > 4.0f ? 4.0f : a);
-    }
-    for (std::size_t i = 0; i < count; ++i) x[i] = x[i] * 0.5f * (1.0f + erf_clamped(arg[i]));
+    for (std::size_t i = 0; i < count; ++i) arg[i] = gpu::nn::gelu_argument(x[i]);
+    for (std::size_t i = 0; i < count; ++i) x[i] = gpu::nn::gelu_with_argument(x[i], arg[i]);
   }
 }
 

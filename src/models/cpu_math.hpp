@@ -6,6 +6,8 @@
 #include <bit>
 #include <cstdint>
 
+#include "nn/nn_math.hpp"
+
 namespace seqfuse::models {
 
 // Lowest argument exp_clamped takes: e^-87 is about FLT_MIN.
@@ -29,24 +31,8 @@ inline constexpr float kExpLowest = -87.0f;
   return e_r * std::bit_cast<float>(static_cast<std::uint32_t>(k + 127) << 23);
 }
 
-// erf for x in [-4, 4] (outside, erf is +-1 in float): the rational
-// approximation Eigen and XLA use, absolute error below 5e-7 (a few ulp near
-// 1). Callers clamp.
-[[nodiscard]] inline float erf_clamped(float x) {
-  const float x2 = x * x;
-  float p = -2.72614225801306e-10f;
-  p = p * x2 + 2.77068142495902e-08f;
-  p = p * x2 - 2.10102402082508e-06f;
-  p = p * x2 - 5.69250639462346e-05f;
-  p = p * x2 - 7.34990630326855e-04f;
-  p = p * x2 - 2.95459980854025e-03f;
-  p = p * x2 - 1.60960333262415e-02f;
-  float q = -1.45660718464996e-05f;
-  q = q * x2 - 2.13374055278905e-04f;
-  q = q * x2 - 1.68282697438203e-03f;
-  q = q * x2 - 7.37332916720468e-03f;
-  q = q * x2 - 1.42647390514189e-02f;
-  return x * p / q;
-}
+// erf for x in [-4, 4] and the GELU built on it are shared with the GPU
+// kernels (gpu/nn/nn_math.hpp), so both engines compute the same GELU.
+using gpu::nn::erf_clamped;
 
 }  // namespace seqfuse::models

@@ -1,0 +1,155 @@
+#include <cmath>
+
+#include "attention.hpp"
+#include "launch.cuh"
+
+namespace seqfuse::gpu::nn {
+namespace {
+
+// One thread per query row of the tile: its query and running output stay
+// in registers; its softmax is its own (no cross-thread reduction), and the
+// block shares each key/value tile through shared memory, read as
+// broadcasts (every thread reads the same key at the same time).
+constexpr int kQueryTile = static_cast<int>(kAttentionQueryTile);
+constexpr int kKeyTile = 64;
+// Keys scored before the running maximum is updated: one rescale of the
+// output per chunk instead of per key.
+constexpr int kChunk = 8;
+
+template <int D, class Out>
+static __global__ void __launch_bounds__(kQueryTile)
+    varlen_attention_kernel(const float* query, const float* key, const float* value,
+                            const AttentionTile* tiles, std::size_t tokens, int heads, Out* out) {
+  __shared__ float key_tile[kKeyTile * D];
+  __shared__ float value_tile[kKeyTile * D];
+  const AttentionTile tile = tiles[blockIdx.x];
+  const int head = static_cast<int>(blockIdx.y);
+  const int row = tile.first_query + static_cast<int>(threadIdx.x);
+  const bool active = row < tile.length;
+  const std::size_t head_base = static_cast<std::size_t>(head) * tokens * D;
+  const std::size_t sequence_base = head_base + static_cast<std::size_t>(tile.begin) * D;
+
+  float q[D], acc[D];
+#pragma unroll
+  for (int c = 0; c < D; ++c) {
+    q[c] = active ? query[sequence_base + static_cast<std::size_t>(row) * D + c] : 0.0f;
+    acc[c] = 0.0f;
+  }
+  float running_max = -INFINITY, running_sum = 0.0f;
+
+  for (int k0 = 0; k0 < tile.length; k0 += kKeyTile) {
+    const int n = min(kKeyTile, tile.length - k0);
+    __syncthreads();  // every thread is done with the previous tile
+    const std::size_t tile_base = sequence_base + static_cast<std::size_t>(k0) * D;
+    for (int i = static_cast<int>(threadIdx.x); i < n * D; i += kQueryTile) {
+      key_tile[i] = key[tile_base + i];
+      value_tile[i] = value[tile_base + i];
+    }
+    __syncthreads();
+    if (!active) continue;
+    for (int j0 = 0; j0 < n; j0 += kChunk) {
+      float score[kChunk];
+      float chunk_max = -INFINITY;
+#pragma unroll
+      for (int jj = 0; jj < kChunk; ++jj) {
+        const int j = j0 + jj;
+        float dot = -INFINITY;
+        if (j < n) {
+          dot = 0.0f;
+#pragma unroll
+          for (int c = 0; c < D; ++c) dot += q[c] * key_tile[j * D + c];
+        }
+        score[jj] = dot;
+        chunk_max = fmaxf(chunk_max, dot);
+      }
+      // chunk_max is finite: the chunk holds at least key j0 < n.
+      const float new_max = fmaxf(running_max, chunk_max);
+      const float correction = expf(running_max - new_max);  // 0 on the first chunk
+      running_sum *= correction;
+#pragma unroll
+      for (int c = 0; c < D; ++c) acc[c] *= correction;
+#pragma unroll
+      for (int jj = 0; jj < kChunk; ++jj) {
+        const int j = j0 + jj;
+        if (j < n) {
+          const float p = expf(score[jj] - new_max);
+          running_sum += p;
+#pragma unroll
+          for (int c = 0; c < D; ++c) acc[c] += p * value_tile[j * D + c];
+        }
+      }
+      running_max = new_max;
+    }
+  }
+  if (!active) return;
+  // running_sum >= 1: the row's own maximum contributes e^0.
+  const float inverse = 1.0f / running_sum;
+  Out* dst = out + (static_cast<std::size_t>(tile.begin) + row) * heads * D +
+             static_cast<std::size_t>(head) * D;
+#pragma unroll
+  for (int c = 0; c < D; ++c) dst[c] = from_float<Out>(acc[c] * inverse);
+}
+
+template <int D, class Out>
+void launch_varlen_attention(const VarlenAttention& job, gpuStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(job.tile_count), static_cast<unsigned>(job.heads));
+  varlen_attention_kernel<D, Out>
+      <<<grid, kQueryTile, 0, stream>>>(job.query, job.key, job.value, job.tiles, job.tokens,
+                                        static_cast<int>(job.heads), static_cast<Out*>(job.out));
+  GPU_CHECK_LAUNCH();
+}
+
+template <int D>
+void launch_for_type(const VarlenAttention& job, gpuStream_t stream) {
+  switch (job.out_type) {
+    case NnType::f32:
+      launch_varlen_attention<D, float>(job, stream);
+      break;
+    case NnType::bf16:
+      launch_varlen_attention<D, bf16_t>(job, stream);
+      break;
+    case NnType::f16:
+      launch_varlen_attention<D, f16_t>(job, stream);
+      break;
+  }
+}
+
+}  // namespace
+
+bool attention_head_dim_supported(std::size_t head_dim) noexcept {
+  return head_dim == 16 || head_dim == 24 || head_dim == 32 || head_dim == 64;
+}
+
+void append_attention_tiles(std::size_t begin, std::size_t length,
+                            std::vector<AttentionTile>& tiles) {
+  for (std::size_t first = 0; first < length; first += kAttentionQueryTile)
+    tiles.push_back({static_cast<std::int32_t>(begin), static_cast<std::int32_t>(length),
+                     static_cast<std::int32_t>(first)});
+}
+
+Status varlen_attention(const VarlenAttention& job, Stream& stream) {
+  if (job.tile_count == 0) return Status::kSuccess;
+  if (!attention_head_dim_supported(job.head_dim)) return Status::kInvalidArgument;
+  if (job.heads == 0 || job.heads > 65535 || job.tile_count > 0x7fffffffu ||
+      job.tokens > 0x7fffffffu)
+    return Status::kInvalidSize;
+  if (!job.query || !job.key || !job.value || !job.tiles || !job.out) return Status::kNullBuffer;
+  const gpuStream_t s = native_stream(stream);
+  switch (job.head_dim) {
+    case 16:
+      launch_for_type<16>(job, s);
+      break;
+    case 24:
+      launch_for_type<24>(job, s);
+      break;
+    case 32:
+      launch_for_type<32>(job, s);
+      break;
+    default:
+      launch_for_type<64>(job, s);
+      break;
+  }
+  return Status::kSuccess;
+}
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,55 @@
+// Self-attention over packed variable-length sequences: each sequence
+// attends to its own tokens only, with no padding. FlashAttention-style: key
+// and value tiles pass through shared memory and each query row keeps an
+// online softmax, so no score matrix is ever stored and memory does not
+// grow with sequence length. Plain C++ (src/ calls it); the kernel is in
+// attention.cu.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+#include "nn_types.hpp"
+
+namespace seqfuse::gpu::nn {
+
+// Query rows per tile: one thread block works on one tile of one head.
+inline constexpr std::size_t kAttentionQueryTile = 64;
+
+// A tile of query rows of one sequence: rows [first_query, first_query +
+// kAttentionQueryTile) of the sequence at tokens [begin, begin + length).
+struct AttentionTile {
+  std::int32_t begin = 0;
+  std::int32_t length = 0;
+  std::int32_t first_query = 0;
+};
+
+// Head dimensions the kernel is built for (ESM-2: 16 for 8M, 24 for 35M, 32
+// for 150M, 64 for 650M and 3B).
+[[nodiscard]] bool attention_head_dim_supported(std::size_t head_dim) noexcept;
+
+// Appends the tiles of a sequence at tokens [begin, begin + length).
+void append_attention_tiles(std::size_t begin, std::size_t length,
+                            std::vector<AttentionTile>& tiles);
+
+struct VarlenAttention {
+  // [heads][tokens][head_dim] each (rotary.hpp's output); the query already
+  // carries the head_dim^-0.5 scale.
+  const float* query = nullptr;
+  const float* key = nullptr;
+  const float* value = nullptr;
+  const AttentionTile* tiles = nullptr;  // device copy of the batch's tiles
+  std::size_t tile_count = 0;
+  std::size_t tokens = 0, heads = 0, head_dim = 0;
+  // softmax(q k^T) v per head, [tokens][heads x head_dim] as `out_type`:
+  // the layout and type the attention output GEMM reads.
+  void* out = nullptr;
+  NnType out_type = NnType::f32;
+};
+
+[[nodiscard]] Status varlen_attention(const VarlenAttention& job, Stream& stream);
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,18 @@
+// Bias + exact-erf GELU after the intermediate (up-projection) GEMM. Plain
+// C++ (src/ calls it); the kernel is in gelu.cu.
+#pragma once
+
+#include <cstddef>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+#include "nn_types.hpp"
+
+namespace seqfuse::gpu::nn {
+
+// out[r][c] = gelu_erf(in[r][c] + bias[c]) (nn_math.hpp, the CPU engine's
+// GELU), stored as `out_type` for the next GEMM.
+[[nodiscard]] Status bias_gelu(const float* in, const float* bias, std::size_t rows,
+                               std::size_t cols, void* out, NnType out_type, Stream& stream);
+
+}  // namespace seqfuse::gpu::nn

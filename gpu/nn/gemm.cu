@@ -1,0 +1,199 @@
+// LinearGemm: cuBLASLt on CUDA, the tiled kernel (gemm_tiled.cu) on HIP.
+// The cuBLASLt part is the one place in gpu/nn that names the vendor
+// library; it compiles only when vendor.cuh picked CUDA.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "gemm.hpp"
+#include "launch.cuh"
+
+#if SEQFUSE_VENDOR_CUDA
+#include <cublasLt.h>
+#endif
+
+namespace seqfuse::gpu::nn {
+
+#if SEQFUSE_VENDOR_CUDA
+namespace {
+
+// cuBLASLt's recommended workspace on Hopper.
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+// Batches differ in token count, so plans are per shape; a long run with
+// many distinct counts starts the cache over rather than grow it forever.
+constexpr std::size_t kMaxPlans = 512;
+
+void check_lt(cublasStatus_t status, const char* call) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw Error(std::string("cuBLASLt ") + call + " failed: " + cublasLtGetStatusName(status) +
+                " (" + cublasLtGetStatusString(status) + ")");
+}
+
+cudaDataType_t lt_type(NnType type) {
+  switch (type) {
+    case NnType::bf16:
+      return CUDA_R_16BF;
+    case NnType::f16:
+      return CUDA_R_16F;
+    case NnType::f32:
+      break;
+  }
+  return CUDA_R_32F;
+}
+
+bool aligned(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % kGemmAlignment == 0;
+}
+
+// One shape's descriptors and the algorithm cuBLASLt's heuristic chose.
+// Column-major view of the row-major product: y^T [out x rows] = op_T(w)
+// [out x in] . x^T [in x rows], so the bias (length out) runs along D's rows,
+// as CUBLASLT_EPILOGUE_BIAS wants.
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  bool usable = false;  // false: no algorithm offered; the tiled kernel runs instead
+
+  Plan() = default;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  ~Plan() {
+    if (d) cublasLtMatrixLayoutDestroy(d);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (desc) cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+using PlanKey = std::tuple<std::size_t, std::size_t, std::size_t, int, bool>;
+
+}  // namespace
+
+struct LinearGemm::Impl {
+  GemmBackend backend;
+  cublasLtHandle_t handle = nullptr;
+  DeviceBuffer workspace;
+  std::map<PlanKey, std::unique_ptr<Plan>> plans;
+
+  explicit Impl(GemmBackend b) : backend(b) {
+    if (backend == GemmBackend::tiled) return;
+    check_lt(cublasLtCreate(&handle), "cublasLtCreate");
+    workspace = DeviceBuffer(kWorkspaceBytes);
+  }
+  ~Impl() {
+    plans.clear();
+    if (handle) cublasLtDestroy(handle);
+  }
+
+  Plan& plan_for(const Linear& job) {
+    const PlanKey key{job.rows, job.in, job.out, static_cast<int>(job.type), job.bias != nullptr};
+    auto found = plans.find(key);
+    if (found != plans.end()) return *found->second;
+    if (plans.size() >= kMaxPlans) plans.clear();
+    auto plan = std::make_unique<Plan>();
+    const cudaDataType_t type = lt_type(job.type);
+    check_lt(cublasLtMatmulDescCreate(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+             "cublasLtMatmulDescCreate");
+    const cublasOperation_t transpose = CUBLAS_OP_T, keep = CUBLAS_OP_N;
+    check_lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
+                                            sizeof transpose),
+             "set TRANSA");
+    check_lt(
+        cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep),
+        "set TRANSB");
+    if (job.bias) {
+      const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      check_lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                              sizeof epilogue),
+               "set EPILOGUE");
+      const cudaDataType_t bias_type = CUDA_R_32F;
+      check_lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                              &bias_type, sizeof bias_type),
+               "set BIAS_DATA_TYPE");
+    }
+    const auto in = static_cast<std::uint64_t>(job.in);
+    const auto out = static_cast<std::uint64_t>(job.out);
+    const auto rows = static_cast<std::uint64_t>(job.rows);
+    check_lt(cublasLtMatrixLayoutCreate(&plan->a, type, in, out, static_cast<std::int64_t>(in)),
+             "layout A");
+    check_lt(cublasLtMatrixLayoutCreate(&plan->b, type, in, rows, static_cast<std::int64_t>(in)),
+             "layout B");
+    check_lt(
+        cublasLtMatrixLayoutCreate(&plan->d, CUDA_R_32F, out, rows, static_cast<std::int64_t>(out)),
+        "layout D");
+
+    cublasLtMatmulPreference_t preference = nullptr;
+    check_lt(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+    const std::uint64_t workspace_bytes = workspace.size();
+    cublasStatus_t status =
+        cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &workspace_bytes, sizeof workspace_bytes);
+    cublasLtMatmulHeuristicResult_t result{};
+    int found_count = 0;
+    if (status == CUBLAS_STATUS_SUCCESS)
+      status = cublasLtMatmulAlgoGetHeuristic(handle, plan->desc, plan->a, plan->b, plan->d,
+                                              plan->d, preference, 1, &result, &found_count);
+    cublasLtMatmulPreferenceDestroy(preference);
+    if (status == CUBLAS_STATUS_SUCCESS && found_count > 0) {
+      plan->algo = result.algo;
+      plan->usable = true;
+    } else if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) {
+      check_lt(status, "cublasLtMatmulAlgoGetHeuristic");
+    }
+    Plan& made = *plan;
+    plans.emplace(key, std::move(plan));
+    return made;
+  }
+
+  Status run(const Linear& job, Stream& stream) {
+    if (backend == GemmBackend::tiled || !aligned(job.x) || !aligned(job.w) || !aligned(job.y) ||
+        (job.bias && !aligned(job.bias)))
+      return linear_tiled(job, stream);
+    Plan& plan = plan_for(job);
+    if (!plan.usable) return linear_tiled(job, stream);
+    if (job.bias)
+      check_lt(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                              &job.bias, sizeof job.bias),
+               "set BIAS_POINTER");
+    const float alpha = 1.0f, beta = 0.0f;
+    check_lt(cublasLtMatmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta, job.y,
+                            plan.d, job.y, plan.d, &plan.algo, workspace.data(), workspace.size(),
+                            native_stream(stream)),
+             "cublasLtMatmul");
+    return Status::kSuccess;
+  }
+
+  [[nodiscard]] std::string name() const {
+    return backend == GemmBackend::tiled ? "tiled" : "cuBLASLt";
+  }
+};
+
+#else  // HIP: no vendor BLAS in Debian 12; the tiled kernel does every GEMM.
+
+struct LinearGemm::Impl {
+  explicit Impl(GemmBackend) {}
+  Status run(const Linear& job, Stream& stream) { return linear_tiled(job, stream); }
+  [[nodiscard]] std::string name() const { return "tiled"; }
+};
+
+#endif
+
+LinearGemm::LinearGemm(GemmBackend backend) : impl_(std::make_unique<Impl>(backend)) {}
+LinearGemm::~LinearGemm() = default;
+
+Status LinearGemm::run(const Linear& job, Stream& stream) {
+  if (job.rows == 0 || job.out == 0) return Status::kSuccess;
+  if (job.in == 0) return Status::kInvalidSize;
+  if (!job.x || !job.w || !job.y) return Status::kNullBuffer;
+  return impl_->run(job, stream);
+}
+
+std::string LinearGemm::backend_name() const {
+  return impl_->name();
+}
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,58 @@
+// The linear layers' GEMMs: y = x w^T (+ bias), torch.nn.Linear's layout
+// (x [rows][in], w [out][in], y [rows][out], all row-major). Operands x and
+// w are of one NnType; y, the bias and the accumulation are fp32. CUDA
+// builds run them through cuBLASLt (bias in its epilogue); HIP builds, and
+// CUDA when asked (tests), through gemm_tiled.cu, a portable tiled kernel of
+// ours (Debian 12 packages no rocBLAS or hipBLASLt). Plain C++: src/ calls it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+#include "nn_types.hpp"
+
+namespace seqfuse::gpu::nn {
+
+struct Linear {
+  const void* x = nullptr;  // [rows][in]
+  const void* w = nullptr;  // [out][in]
+  NnType type = NnType::f32;
+  std::size_t rows = 0, in = 0, out = 0;
+  const float* bias = nullptr;  // [out], or null for none
+  float* y = nullptr;           // [rows][out]
+};
+
+// Device pointers passed to LinearGemm::run must be aligned to this many
+// bytes (cuBLASLt's default assumption when it picks a kernel).
+inline constexpr std::size_t kGemmAlignment = 256;
+
+enum class GemmBackend {
+  automatic,  // cuBLASLt on CUDA, the tiled kernel on HIP
+  tiled,      // the tiled kernel everywhere
+};
+
+// The portable kernel alone (the three-layer op; LinearGemm falls back to it).
+[[nodiscard]] Status linear_tiled(const Linear& job, Stream& stream);
+
+// Holds the vendor library's handle, workspace and per-shape plans; one per
+// engine, used from one thread.
+class LinearGemm {
+ public:
+  explicit LinearGemm(GemmBackend backend);
+  ~LinearGemm();
+  LinearGemm(const LinearGemm&) = delete;
+  LinearGemm& operator=(const LinearGemm&) = delete;
+
+  [[nodiscard]] Status run(const Linear& job, Stream& stream);
+  // "cuBLASLt" or "tiled".
+  [[nodiscard]] std::string backend_name() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,21 @@
+// LayerNorm fused with the residual add that precedes it in a pre-LN block.
+// Plain C++ (src/ calls it); the kernel is in layer_norm.cu.
+#pragma once
+
+#include <cstddef>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+#include "nn_types.hpp"
+
+namespace seqfuse::gpu::nn {
+
+// For each of `rows` rows of `hidden` floats: residual += delta (skipped when
+// delta is null), then out = LayerNorm(residual) x weight + bias, stored as
+// `out_type`. Statistics in double (torch's biased variance), as the CPU
+// engine (nn_math.hpp: layer_norm_value). `out` must not overlap residual.
+[[nodiscard]] Status add_layer_norm(float* residual, const float* delta, std::size_t rows,
+                                    std::size_t hidden, const float* weight, const float* bias,
+                                    double eps, void* out, NnType out_type, Stream& stream);
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,56 @@
+#include "launch.cuh"
+#include "rotary.hpp"
+
+namespace seqfuse::gpu::nn {
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+// One thread per (token, head, channel pair c, c + d/2).
+static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
+  const std::size_t half = job.head_dim / 2;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= job.tokens * job.heads * half) return;
+  const std::size_t c = i % half;
+  const std::size_t head = (i / half) % job.heads;
+  const std::size_t t = i / (half * job.heads);
+  const std::size_t hidden = job.heads * job.head_dim;
+  const std::size_t lo = head * job.head_dim + c, hi = lo + half;
+  const float* row = job.qkv + t * 3 * hidden;
+
+  const float q_lo = (row[lo] + job.bias[lo]) * job.query_scale;
+  const float q_hi = (row[hi] + job.bias[hi]) * job.query_scale;
+  const float k_lo = row[hidden + lo] + job.bias[hidden + lo];
+  const float k_hi = row[hidden + hi] + job.bias[hidden + hi];
+  const std::size_t angle = static_cast<std::size_t>(job.positions[t]) * half + c;
+  const float cs = job.cos[angle], sn = job.sin[angle];
+
+  const std::size_t out = (head * job.tokens + t) * job.head_dim + c;
+  job.query[out] = q_lo * cs - q_hi * sn;
+  job.query[out + half] = q_hi * cs + q_lo * sn;
+  job.key[out] = k_lo * cs - k_hi * sn;
+  job.key[out + half] = k_hi * cs + k_lo * sn;
+  job.value[out] = row[2 * hidden + lo] + job.bias[2 * hidden + lo];
+  job.value[out + half] = row[2 * hidden + hi] + job.bias[2 * hidden + hi];
+}
+
+void launch_qkv_bias_rotary(const QkvRotary& job, gpuStream_t stream) {
+  const std::size_t items = job.tokens * job.heads * (job.head_dim / 2);
+  qkv_bias_rotary_kernel<<<blocks_for(items, kThreads), kThreads, 0, stream>>>(job);
+  GPU_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+Status qkv_bias_rotary(const QkvRotary& job, Stream& stream) {
+  if (job.tokens == 0) return Status::kSuccess;
+  if (job.heads == 0 || job.head_dim < 2 || job.head_dim % 2 != 0 || job.table_positions == 0)
+    return Status::kInvalidSize;
+  if (!job.qkv || !job.bias || !job.positions || !job.cos || !job.sin || !job.query || !job.key ||
+      !job.value)
+    return Status::kNullBuffer;
+  launch_qkv_bias_rotary(job, native_stream(stream));
+  return Status::kSuccess;
+}
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,36 @@
+// QKV bias + query scale + rotary position embedding in one pass, from the
+// fused QKV GEMM's output to the head-major layout attention reads. Plain
+// C++ (src/ calls it); the kernel is in rotary.cu.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+
+namespace seqfuse::gpu::nn {
+
+struct QkvRotary {
+  const float* qkv = nullptr;               // [tokens][3 x hidden]: query, key, value, no bias yet
+  const float* bias = nullptr;              // [3 x hidden]: query, key, value biases
+  const std::int32_t* positions = nullptr;  // [tokens]: position in its sequence (BOS = 0)
+  // cos and sin of position x inv_freq[c], [table_positions][head_dim / 2];
+  // every position must be below table_positions (the caller checks).
+  const float* cos = nullptr;
+  const float* sin = nullptr;
+  std::size_t table_positions = 0;
+  std::size_t tokens = 0, heads = 0, head_dim = 0;
+  float query_scale = 1;  // head_dim^-0.5, applied before the rotation (as EsmSelfAttention)
+  // Outputs, [heads][tokens][head_dim] each.
+  float* query = nullptr;
+  float* key = nullptr;
+  float* value = nullptr;
+};
+
+// query = rotate((q + bq) x scale), key = rotate(k + bk), value = v + bv, with
+// rotate(x)[c] = x[c] cos[c] - x[c + d/2] sin[c] (c < d/2) and
+// x[c] cos[c] + x[c - d/2] sin[c] (c >= d/2): transformers' rotate-half form.
+[[nodiscard]] Status qkv_bias_rotary(const QkvRotary& job, Stream& stream);
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,567 @@
+#include "models/gpu_engine.hpp"
+
+#include "core/error.hpp"
+
+#if SEQFUSE_HAVE_GPU
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory_resource>
+#include <string>
+#include <vector>
+
+#include "models/pooling.hpp"
+#include "nn/attention.hpp"
+#include "nn/convert.hpp"
+#include "nn/embedding.hpp"
+#include "nn/gelu.hpp"
+#include "nn/gemm.hpp"
+#include "nn/layer_norm.hpp"
+#include "nn/pooling.hpp"
+#include "nn/rotary.hpp"
+#include "runtime.hpp"
+#endif
+
+namespace seqfuse::models {
+
+#if SEQFUSE_HAVE_GPU
+
+namespace {
+
+namespace nn = gpu::nn;
+
+std::string mib(std::size_t bytes) {
+  return std::to_string((bytes + (std::size_t{1} << 20) - 1) >> 20) + " MiB";
+}
+
+void require(gpu::Status status, const char* op) {
+  if (status != gpu::Status::kSuccess)
+    throw Error(std::string("GPU embed: ") + op + " refused its input (" + gpu::to_string(status) +
+                ")");
+}
+
+nn::NnType nn_type(ComputeType compute) {
+  switch (compute) {
+    case ComputeType::bf16:
+      return nn::NnType::bf16;
+    case ComputeType::fp16:
+      return nn::NnType::f16;
+    case ComputeType::fp32:
+      break;
+  }
+  return nn::NnType::f32;
+}
+
+const char* type_name(nn::NnType type) {
+  return type == nn::NnType::bf16 ? "bf16" : type == nn::NnType::f16 ? "fp16" : "fp32";
+}
+
+// Byte offsets of sub-buffers inside one allocation, each aligned for
+// cuBLASLt (kGemmAlignment).
+class Layout {
+ public:
+  std::size_t add(std::size_t bytes) {
+    const std::size_t at = total_;
+    total_ += (bytes + nn::kGemmAlignment - 1) / nn::kGemmAlignment * nn::kGemmAlignment;
+    return at;
+  }
+  [[nodiscard]] std::size_t total() const noexcept { return total_; }
+
+ private:
+  std::size_t total_ = 0;
+};
+
+// Where each activation lives in the arena, for a capacity of `tokens`.
+struct ActivationLayout {
+  std::size_t residual, delta, normed, qkv, query, key, value, context, inter, inter_act, final;
+  // Per-batch metadata, uploaded in one copy from a pinned mirror.
+  std::size_t ids, positions, scales, offsets, tiles, meta_begin, meta_end;
+  std::size_t output;  // readout results (grown on demand past this first size)
+  std::size_t total;
+  std::size_t max_sequences, max_tiles;
+};
+
+ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t intermediate,
+                         nn::NnType type) {
+  const std::size_t e = nn::element_bytes(type), f = sizeof(float);
+  ActivationLayout a{};
+  Layout l;
+  a.residual = l.add(tokens * hidden * f);
+  a.delta = l.add(tokens * hidden * f);
+  a.normed = l.add(tokens * hidden * e);
+  a.qkv = l.add(tokens * 3 * hidden * f);
+  a.query = l.add(tokens * hidden * f);
+  a.key = l.add(tokens * hidden * f);
+  a.value = l.add(tokens * hidden * f);
+  a.context = l.add(tokens * hidden * e);
+  a.inter = l.add(tokens * intermediate * f);
+  a.inter_act = l.add(tokens * intermediate * e);
+  a.final = l.add(tokens * hidden * f);
+  // Every sequence holds at least <cls> and <eos>.
+  a.max_sequences = tokens / 2 + 1;
+  a.max_tiles = a.max_sequences + tokens / nn::kAttentionQueryTile + 1;
+  a.meta_begin = l.total();
+  a.ids = l.add(tokens * sizeof(std::int32_t));
+  a.positions = l.add(tokens * sizeof(std::int32_t));
+  a.scales = l.add(tokens * sizeof(double));
+  a.offsets = l.add((a.max_sequences + 1) * sizeof(std::int32_t));
+  a.tiles = l.add(a.max_tiles * sizeof(nn::AttentionTile));
+  a.meta_end = l.total();
+  a.output = l.add(tokens * hidden * f);  // one layer of --pool none
+  a.total = l.total();
+  return a;
+}
+
+struct DeviceLayer {
+  const float *attention_norm_weight, *attention_norm_bias, *qkv_bias, *attention_output_bias;
+  const float *ffn_norm_weight, *ffn_norm_bias, *intermediate_bias, *output_bias;
+  const void *qkv_weight, *attention_output_weight, *intermediate_weight, *output_weight;
+  std::size_t rotary;  // index into rotary_
+};
+
+class GpuEsmEngine final : public EmbeddingEngine {
+ public:
+  GpuEsmEngine(const EsmModel& model, const GpuEngineOptions& options)
+      : device_(select_device(options.device)),
+        options_(options),
+        config_(model.config),
+        type_(nn_type(options.compute)),
+        hidden_(static_cast<std::size_t>(model.config.hidden_size)),
+        heads_(static_cast<std::size_t>(model.config.num_heads)),
+        head_dim_(static_cast<std::size_t>(model.config.head_dim())),
+        intermediate_(static_cast<std::size_t>(model.config.intermediate_size)),
+        gemm_(options.tiled_gemm ? nn::GemmBackend::tiled : nn::GemmBackend::automatic),
+        meta_host_(gpu::pinned_resource()),
+        output_host_(gpu::pinned_resource()) {
+    if (!nn::attention_head_dim_supported(head_dim_) || head_dim_ * heads_ != hidden_)
+      throw Error("the GPU engine's attention is built for head sizes 16, 24, 32 and 64; " +
+                  model.folder + " has " + std::to_string(hidden_) + " / " +
+                  std::to_string(heads_) + " heads: use --device cpu");
+    upload_weights(model);
+  }
+
+  [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(device_); }
+
+  void reserve(std::size_t longest_sequence_tokens, std::size_t batch_tokens) override {
+    grow_rotary_tables(std::max<std::size_t>(longest_sequence_tokens, 1));
+    batch_tokens = std::max(batch_tokens, longest_sequence_tokens);
+    if (batch_tokens <= capacity_) return;
+    const ActivationLayout layout = lay_out(batch_tokens, hidden_, intermediate_, type_);
+    arena_ = gpu::DeviceBuffer();  // the old buffers' memory counts as free
+    output_buffer_ = gpu::DeviceBuffer();
+    capacity_ = 0;
+    const std::size_t free_bytes = gpu::free_device_memory();
+    const auto refuse = [&] {
+      return Error("a batch of " + std::to_string(batch_tokens) + " tokens (longest sequence " +
+                   std::to_string(longest_sequence_tokens) + ") needs " + mib(layout.total) +
+                   " of GPU memory for activations on " + name() + ", which has " +
+                   mib(free_bytes) + " free: lower --toks-per-batch or --max-length");
+    };
+    if (layout.total > free_bytes) throw refuse();
+    try {
+      arena_ = gpu::DeviceBuffer(layout.total);
+    } catch (const OutOfDeviceMemory&) {
+      throw refuse();
+    }
+    layout_ = layout;
+    capacity_ = batch_tokens;
+    output_bytes_ = layout.total - layout.output;
+    meta_host_.resize(layout.meta_end - layout.meta_begin);
+  }
+
+  void embed(std::span<const std::span<const std::int32_t>> sequences, const Readout& readout,
+             std::span<Embedding> out) override {
+    if (out.size() != sequences.size())
+      throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
+                  std::to_string(sequences.size()) + " sequences");
+    if (sequences.empty()) return;
+    const int num_layers = config_.num_layers;
+    for (int layer : readout.layers)
+      if (layer < 0 || layer > num_layers)
+        throw Error("internal: hidden state " + std::to_string(layer) + " of a " +
+                    std::to_string(num_layers) + "-layer model");
+    std::size_t tokens = 0, longest = 0;
+    for (const auto& s : sequences) {
+      if (s.size() < 2)
+        throw Error("internal: a sequence of " + std::to_string(s.size()) +
+                    " tokens; the engine takes <cls> ... <eos>");
+      for (std::int32_t id : s)
+        if (id < 0 || id >= config_.vocab_size)
+          throw Error("internal: token id " + std::to_string(id) + " outside the vocabulary");
+      tokens += s.size();
+      longest = std::max(longest, s.size());
+    }
+    reserve(longest, tokens);
+    upload_batch(sequences);
+
+    const std::size_t slots = readout.layers.size();
+    const std::size_t rows_total = readout.pooling == Pooling::none ? tokens : sequences.size();
+    const std::size_t output_floats = slots * rows_total * hidden_;
+    grow_output(output_floats * sizeof(float));
+    if (options_.poison_buffers) {
+      gpu::fill_device(arena_.data(), 0xff, layout_.meta_begin, stream_);
+      gpu::fill_device(output(), 0xff, output_bytes_, stream_);
+    }
+
+    forward(sequences.size(), tokens, readout, rows_total);
+
+    if (output_floats > 0) {
+      output_host_.resize(output_floats);
+      gpu::copy_to_host(output_host_.data(), output(), output_floats * sizeof(float), stream_);
+    }
+    stream_.synchronize();
+    std::size_t row = 0;
+    for (std::size_t s = 0; s < sequences.size(); ++s) {
+      const std::size_t rows = pooled_rows(readout.pooling, sequences[s].size());
+      out[s].rows = rows;
+      out[s].values.resize(slots * rows * hidden_);
+      for (std::size_t slot = 0; slot < slots; ++slot)
+        std::memcpy(out[s].values.data() + slot * rows * hidden_,
+                    output_host_.data() + (slot * rows_total + row) * hidden_,
+                    rows * hidden_ * sizeof(float));
+      row += rows;
+    }
+  }
+
+ private:
+  // cos and sin tables of one inv_freq, [positions][head_dim / 2] on the device.
+  struct RotaryTable {
+    std::vector<float> inv_freq;
+    std::size_t positions = 0;
+    gpu::DeviceBuffer cos, sin;
+  };
+
+  static int select_device(int index) {
+    gpu::use_device(index);
+    return index;
+  }
+
+  template <class T = std::byte>
+  T* at(std::size_t offset) const {
+    return reinterpret_cast<T*>(arena_.as<std::byte>() + offset);
+  }
+  [[nodiscard]] float* output() const {
+    return output_buffer_.size() ? output_buffer_.as<float>() : at<float>(layout_.output);
+  }
+
+  void grow_output(std::size_t bytes) {
+    if (bytes <= output_bytes_) return;
+    output_buffer_ = gpu::DeviceBuffer();
+    output_buffer_ = gpu::DeviceBuffer(bytes);
+    output_bytes_ = bytes;
+  }
+
+  void upload_weights(const EsmModel& model) {
+    const std::size_t e = nn::element_bytes(type_), f = sizeof(float);
+    // Lay out every tensor, then allocate once.
+    struct Place {
+      const std::vector<float>* host;
+      std::size_t offset;
+      bool typed;  // converted to the compute type (GEMM weights); fp32 otherwise
+    };
+    std::vector<Place> places;
+    Layout l;
+    const auto put = [&](const std::vector<float>& host, bool typed) {
+      const std::size_t at = l.add(host.size() * (typed ? e : f));
+      places.push_back({&host, at, typed});
+      return at;
+    };
+    // Matrices or vectors uploaded back to back into one aligned region.
+    const auto put_stacked = [&](std::initializer_list<const std::vector<float>*> parts,
+                                 bool typed) {
+      std::size_t bytes = 0;
+      for (const auto* p : parts) bytes += p->size() * (typed ? e : f);
+      const std::size_t at = l.add(bytes);
+      std::size_t offset = at;
+      for (const auto* p : parts) {
+        places.push_back({p, offset, typed});
+        offset += p->size() * (typed ? e : f);
+      }
+      return at;
+    };
+    struct Offsets {
+      std::size_t an_w, an_b, qkv_b, ao_b, fn_w, fn_b, i_b, o_b, qkv_w, ao_w, i_w, o_w;
+    };
+    std::vector<Offsets> offsets;
+    const std::size_t word = put(model.word_embeddings, false);
+    const std::size_t final_w = put(model.final_norm_weight, false);
+    const std::size_t final_b = put(model.final_norm_bias, false);
+    for (const EsmLayerWeights& w : model.layers) {
+      Offsets o{};
+      o.an_w = put(w.attention_norm_weight, false);
+      o.an_b = put(w.attention_norm_bias, false);
+      o.qkv_b = put_stacked({&w.query_bias, &w.key_bias, &w.value_bias}, false);
+      o.ao_b = put(w.attention_output_bias, false);
+      o.fn_w = put(w.ffn_norm_weight, false);
+      o.fn_b = put(w.ffn_norm_bias, false);
+      o.i_b = put(w.intermediate_bias, false);
+      o.o_b = put(w.output_bias, false);
+      o.qkv_w = put_stacked({&w.query_weight, &w.key_weight, &w.value_weight}, true);
+      o.ao_w = put(w.attention_output_weight, true);
+      o.i_w = put(w.intermediate_weight, true);
+      o.o_w = put(w.output_weight, true);
+      offsets.push_back(o);
+    }
+    try {
+      weights_ = gpu::DeviceBuffer(l.total());
+    } catch (const OutOfDeviceMemory&) {
+      throw Error("the model's weights (" + mib(l.total()) + " as " + type_name(type_) +
+                  ") do not fit " + name() + " (" + mib(gpu::free_device_memory()) +
+                  " free): use a smaller --dtype or --device cpu");
+    }
+    // 16-bit weights pass through a fp32 staging buffer and a convert kernel.
+    std::size_t largest = 0;
+    for (const Place& p : places)
+      if (p.typed && type_ != nn::NnType::f32) largest = std::max(largest, p.host->size());
+    gpu::DeviceBuffer staging(largest * f);
+    for (const Place& p : places) {
+      std::byte* dst = weights_.as<std::byte>() + p.offset;
+      const std::size_t n = p.host->size();
+      if (!p.typed || type_ == nn::NnType::f32) {
+        gpu::copy_to_device(dst, p.host->data(), n * f, stream_);
+        continue;
+      }
+      gpu::copy_to_device(staging.data(), p.host->data(), n * f, stream_);
+      require(nn::convert_from_f32(staging.as<const float>(), n, dst, type_, stream_),
+              "weight conversion");
+    }
+    stream_.synchronize();  // the staging buffer and pageable sources go away
+
+    const auto wf = [&](std::size_t offset) {
+      return reinterpret_cast<const float*>(weights_.as<std::byte>() + offset);
+    };
+    const auto wt = [&](std::size_t offset) {
+      return static_cast<const void*>(weights_.as<std::byte>() + offset);
+    };
+    word_embeddings_ = wf(word);
+    final_norm_weight_ = wf(final_w);
+    final_norm_bias_ = wf(final_b);
+    for (std::size_t i = 0; i < model.layers.size(); ++i) {
+      const Offsets& o = offsets[i];
+      DeviceLayer d{};
+      d.attention_norm_weight = wf(o.an_w);
+      d.attention_norm_bias = wf(o.an_b);
+      d.qkv_bias = wf(o.qkv_b);
+      d.attention_output_bias = wf(o.ao_b);
+      d.ffn_norm_weight = wf(o.fn_w);
+      d.ffn_norm_bias = wf(o.fn_b);
+      d.intermediate_bias = wf(o.i_b);
+      d.output_bias = wf(o.o_b);
+      d.qkv_weight = wt(o.qkv_w);
+      d.attention_output_weight = wt(o.ao_w);
+      d.intermediate_weight = wt(o.i_w);
+      d.output_weight = wt(o.o_w);
+      const auto& inv_freq = model.layers[i].rotary_inv_freq;
+      std::size_t r = 0;
+      while (r < rotary_.size() && rotary_[r].inv_freq != inv_freq) ++r;
+      if (r == rotary_.size()) {
+        rotary_.emplace_back();
+        rotary_.back().inv_freq = inv_freq;
+      }
+      d.rotary = r;
+      layers_.push_back(d);
+    }
+  }
+
+  void grow_rotary_tables(std::size_t positions) {
+    const std::size_t half = head_dim_ / 2;
+    for (RotaryTable& table : rotary_) {
+      if (table.positions >= positions) continue;
+      std::vector<float> cos(positions * half), sin(positions * half);
+      for (std::size_t p = 0; p < positions; ++p)
+        for (std::size_t c = 0; c < half; ++c) {
+          // As the CPU engine: the angle in double, exact to fp32 at any position.
+          const double angle = static_cast<double>(p) * static_cast<double>(table.inv_freq[c]);
+          cos[p * half + c] = static_cast<float>(std::cos(angle));
+          sin[p * half + c] = static_cast<float>(std::sin(angle));
+        }
+      stream_.synchronize();  // the old tables may still be in use
+      table.cos = gpu::DeviceBuffer(cos.size() * sizeof(float));
+      table.sin = gpu::DeviceBuffer(sin.size() * sizeof(float));
+      gpu::copy_to_device(table.cos.data(), cos.data(), cos.size() * sizeof(float), stream_);
+      gpu::copy_to_device(table.sin.data(), sin.data(), sin.size() * sizeof(float), stream_);
+      stream_.synchronize();  // pageable sources
+      table.positions = positions;
+    }
+  }
+
+  // Token ids, positions, token-dropout scales, sequence offsets and attention
+  // tiles, in one copy from the pinned mirror of the metadata area.
+  void upload_batch(std::span<const std::span<const std::int32_t>> sequences) {
+    std::byte* host = meta_host_.data();
+    const auto host_at = [&](std::size_t offset) { return host + (offset - layout_.meta_begin); };
+    auto* ids = reinterpret_cast<std::int32_t*>(host_at(layout_.ids));
+    auto* positions = reinterpret_cast<std::int32_t*>(host_at(layout_.positions));
+    auto* scales = reinterpret_cast<double*>(host_at(layout_.scales));
+    auto* offsets = reinterpret_cast<std::int32_t*>(host_at(layout_.offsets));
+    tiles_.clear();
+    std::size_t t = 0;
+    offsets[0] = 0;
+    for (std::size_t s = 0; s < sequences.size(); ++s) {
+      const auto& seq = sequences[s];
+      // Token dropout at inference (EsmEmbeddings), as the CPU engine.
+      double scale = 1.0;
+      if (config_.token_dropout) {
+        const auto masks = std::count(seq.begin(), seq.end(), config_.mask_token_id);
+        scale = (1.0 - 0.15 * 0.8) /
+                (1.0 - static_cast<double>(masks) / static_cast<double>(seq.size()));
+      }
+      nn::append_attention_tiles(t, seq.size(), tiles_);
+      for (std::size_t i = 0; i < seq.size(); ++i, ++t) {
+        ids[t] = seq[i];
+        positions[t] = static_cast<std::int32_t>(i);
+        scales[t] = config_.token_dropout && seq[i] == config_.mask_token_id ? 0.0 : scale;
+      }
+      offsets[s + 1] = static_cast<std::int32_t>(t);
+    }
+    std::memcpy(host_at(layout_.tiles), tiles_.data(), tiles_.size() * sizeof(nn::AttentionTile));
+    gpu::copy_to_device(at(layout_.meta_begin), host, layout_.meta_end - layout_.meta_begin,
+                        stream_);
+  }
+
+  void linear(const void* x, const void* w, std::size_t in, std::size_t out, const float* bias,
+              float* y, std::size_t rows) {
+    nn::Linear job;
+    job.x = x;
+    job.w = w;
+    job.type = type_;
+    job.rows = rows;
+    job.in = in;
+    job.out = out;
+    job.bias = bias;
+    job.y = y;
+    require(gemm_.run(job, stream_), "GEMM");
+  }
+
+  // Pools `states` (hidden state `index`) into every readout slot asking for it.
+  void capture(const float* states, int index, const Readout& readout, std::size_t sequences,
+               std::size_t tokens, std::size_t rows_total) {
+    const nn::PoolKind kind = readout.pooling == Pooling::mean  ? nn::PoolKind::mean
+                              : readout.pooling == Pooling::bos ? nn::PoolKind::bos
+                                                                : nn::PoolKind::none;
+    for (std::size_t slot = 0; slot < readout.layers.size(); ++slot) {
+      if (readout.layers[slot] != index) continue;
+      require(nn::pool_sequences(kind, states, at<const std::int32_t>(layout_.offsets), sequences,
+                                 tokens, hidden_, output() + slot * rows_total * hidden_, stream_),
+              "pooling");
+    }
+  }
+
+  void forward(std::size_t sequences, std::size_t tokens, const Readout& readout,
+               std::size_t rows_total) {
+    const std::size_t h = hidden_;
+    const double eps = config_.layer_norm_eps;
+    float* residual = at<float>(layout_.residual);
+    float* delta = at<float>(layout_.delta);
+    void* normed = at(layout_.normed);
+    float* qkv = at<float>(layout_.qkv);
+    void* context = at(layout_.context);
+    float* inter = at<float>(layout_.inter);
+    void* inter_act = at(layout_.inter_act);
+
+    require(nn::embed_tokens(at<const std::int32_t>(layout_.ids), at<const double>(layout_.scales),
+                             tokens, word_embeddings_, h, residual, stream_),
+            "embedding");
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+      const DeviceLayer& w = layers_[i];
+      // The previous layer's MLP output joins the residual stream here.
+      require(
+          nn::add_layer_norm(residual, i == 0 ? nullptr : delta, tokens, h, w.attention_norm_weight,
+                             w.attention_norm_bias, eps, normed, type_, stream_),
+          "LayerNorm");
+      capture(residual, static_cast<int>(i), readout, sequences, tokens, rows_total);
+      linear(normed, w.qkv_weight, h, 3 * h, nullptr, qkv, tokens);
+      const RotaryTable& table = rotary_[w.rotary];
+      nn::QkvRotary rope;
+      rope.qkv = qkv;
+      rope.bias = w.qkv_bias;
+      rope.positions = at<const std::int32_t>(layout_.positions);
+      rope.cos = table.cos.as<const float>();
+      rope.sin = table.sin.as<const float>();
+      rope.table_positions = table.positions;
+      rope.tokens = tokens;
+      rope.heads = heads_;
+      rope.head_dim = head_dim_;
+      rope.query_scale = 1.0f / std::sqrt(static_cast<float>(head_dim_));
+      rope.query = at<float>(layout_.query);
+      rope.key = at<float>(layout_.key);
+      rope.value = at<float>(layout_.value);
+      require(nn::qkv_bias_rotary(rope, stream_), "rotary");
+      nn::VarlenAttention attention;
+      attention.query = rope.query;
+      attention.key = rope.key;
+      attention.value = rope.value;
+      attention.tiles = at<const nn::AttentionTile>(layout_.tiles);
+      attention.tile_count = tiles_.size();
+      attention.tokens = tokens;
+      attention.heads = heads_;
+      attention.head_dim = head_dim_;
+      attention.out = context;
+      attention.out_type = type_;
+      require(nn::varlen_attention(attention, stream_), "attention");
+      linear(context, w.attention_output_weight, h, h, w.attention_output_bias, delta, tokens);
+      require(nn::add_layer_norm(residual, delta, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias,
+                                 eps, normed, type_, stream_),
+              "LayerNorm");
+      linear(normed, w.intermediate_weight, h, intermediate_, nullptr, inter, tokens);
+      require(nn::bias_gelu(inter, w.intermediate_bias, tokens, intermediate_, inter_act, type_,
+                            stream_),
+              "GELU");
+      linear(inter_act, w.output_weight, intermediate_, h, w.output_bias, delta, tokens);
+    }
+    float* final_states = at<float>(layout_.final);
+    require(nn::add_layer_norm(residual, layers_.empty() ? nullptr : delta, tokens, h,
+                               final_norm_weight_, final_norm_bias_, eps, final_states,
+                               nn::NnType::f32, stream_),
+            "final LayerNorm");
+    capture(final_states, static_cast<int>(layers_.size()), readout, sequences, tokens, rows_total);
+  }
+
+  int device_;
+  GpuEngineOptions options_;
+  EsmConfig config_;
+  nn::NnType type_;
+  std::size_t hidden_, heads_, head_dim_, intermediate_;
+  gpu::Stream stream_;
+  nn::LinearGemm gemm_;
+
+  gpu::DeviceBuffer weights_;
+  const float* word_embeddings_ = nullptr;
+  const float *final_norm_weight_ = nullptr, *final_norm_bias_ = nullptr;
+  std::vector<DeviceLayer> layers_;
+  std::vector<RotaryTable> rotary_;
+
+  std::size_t capacity_ = 0;  // tokens the arena holds
+  ActivationLayout layout_{};
+  gpu::DeviceBuffer arena_;
+  gpu::DeviceBuffer output_buffer_;  // when the results outgrow the arena's output area
+  std::size_t output_bytes_ = 0;
+  std::vector<nn::AttentionTile> tiles_;
+  std::pmr::vector<std::byte> meta_host_;
+  std::pmr::vector<float> output_host_;
+};
+
+}  // namespace
+
+bool gpu_engine_built() noexcept {
+  return true;
+}
+
+std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel& model,
+                                                 const GpuEngineOptions& options) {
+  return std::make_unique<GpuEsmEngine>(model, options);
+}
+
+#else  // no GPU backend in this build
+
+bool gpu_engine_built() noexcept {
+  return false;
+}
+
+std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel&, const GpuEngineOptions&) {
+  throw Error("this seqfuse was built without GPU support (CUDA or HIP); use --device cpu");
+}
+
+#endif
+
+}  // namespace seqfuse::models

@@ -1,0 +1,41 @@
+// The GPU engine of embed: ESM-2's forward pass on one device, built on the
+// gpu/nn ops (fused embedding, add + LayerNorm, QKV bias + rotary,
+// variable-length flash attention, bias + GELU, pooling) and cuBLASLt GEMMs
+// (a portable tiled GEMM on HIP). Plain C++: the CUDA/HIP side lives in gpu/.
+//
+// Numerics: the residual stream, LayerNorm, softmax, GEMM accumulation and
+// outputs are fp32 in every compute type. ComputeType::fp32 keeps GEMM
+// operands in fp32 (no TF32): within float rounding of the CPU engine.
+// bf16 and fp16 convert the weights once at load and feed the GEMMs (and
+// nothing else) 16-bit activations.
+#pragma once
+
+#include <memory>
+
+#include "models/engine.hpp"
+#include "models/esm_weights.hpp"
+
+namespace seqfuse::models {
+
+struct GpuEngineOptions {
+  int device = 0;
+  ComputeType compute = ComputeType::bf16;
+  // The portable tiled GEMM kernel instead of cuBLASLt (always on HIP), so a
+  // CUDA machine can test what HIP builds run.
+  bool tiled_gemm = false;
+  // Tests: every device activation and output buffer is filled with NaN
+  // before each batch, so a value the engine forgets to write shows up.
+  bool poison_buffers = false;
+};
+
+// Whether this build has a GPU backend (CUDA or HIP) at all.
+[[nodiscard]] bool gpu_engine_built() noexcept;
+
+// Uploads the model's weights to the device. Throws seqfuse::Error when the
+// build has no GPU backend, the model's head size has no attention kernel,
+// or the weights do not fit the device. The engine keeps no reference to
+// `model`: it may be freed once this returns.
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel& model,
+                                                               const GpuEngineOptions& options);
+
+}  // namespace seqfuse::models
