@@ -216,6 +216,9 @@ MemoryPlan plan_memory(std::size_t max_memory, bool gpu) {
   plan.engine_budget = gpu ? max_memory : max_memory / 100 * 45;
   plan.runs_in_memory = max_memory / 100 * 35;
   plan.merge_buffers = max_memory / 10;
+  // The engine is gone by the merge: its share holds merged ranges waiting
+  // for the outputs.
+  plan.merge_lookahead = max_memory / 100 * 40;
   return plan;
 }
 
@@ -302,7 +305,11 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   CountFilter filter(options.lower_count, options.upper_count);
   std::string text;
   const std::size_t read_buffer = plan.merge_buffers / std::max<std::size_t>(1, stats.spilled_runs);
-  stats.totals = merge_runs(store, read_buffer, [&](const RecordBlock& block) {
+  MergeOptions merge_options;
+  merge_options.read_buffer_bytes = read_buffer;
+  merge_options.threads = options.threads;
+  merge_options.lookahead_bytes = plan.merge_lookahead;
+  stats.totals = merge_runs(store, merge_options, [&](const RecordBlock& block) {
     if (histo_out) histogram.add(block);  // every k-mer: -L/-U are for the dump and DB
     if (!db && !dump_out) return;
     const RecordBlock kept = filter.apply(block);

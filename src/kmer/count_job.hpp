@@ -37,10 +37,11 @@ struct CountOptions {
 
 // How -m is shared out (bytes).
 struct MemoryPlan {
-  std::size_t batch_bases = 0;     // bases per input batch (three batches in flight)
-  std::size_t engine_budget = 0;   // EngineParams::memory_budget
-  std::size_t runs_in_memory = 0;  // runs beyond this spill to disk
-  std::size_t merge_buffers = 0;   // read buffers of spilled runs, all together
+  std::size_t batch_bases = 0;      // bases per input batch (three batches in flight)
+  std::size_t engine_budget = 0;    // EngineParams::memory_budget
+  std::size_t runs_in_memory = 0;   // runs beyond this spill to disk
+  std::size_t merge_buffers = 0;    // read buffers of spilled runs, all together
+  std::size_t merge_lookahead = 0;  // merged key ranges waiting for the outputs
 };
 [[nodiscard]] MemoryPlan plan_memory(std::size_t max_memory, bool gpu);
 

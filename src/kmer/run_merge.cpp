@@ -1,6 +1,10 @@
 #include "kmer/run_merge.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "kmer/kmer_db.hpp"
@@ -33,12 +37,16 @@ bool key_equal(const std::uint64_t* a, const std::uint64_t* b) noexcept {
 template <int W>
 class RunCursor {
  public:
-  explicit RunCursor(const SortedRun& run)
-      : words_(run.words.data()), counts_(run.counts.data()), size_(run.size()) {}
-  RunCursor(const SpillFile& file, const SpilledRun& run, std::size_t buffer_records)
+  // Records [begin, end) of the run.
+  RunCursor(const SortedRun& run, std::size_t begin, std::size_t end)
+      : words_(run.words.data() + begin * W),
+        counts_(run.counts.data() + begin),
+        size_(end - begin) {}
+  RunCursor(const SpillFile& file, const SpilledRun& run, std::uint64_t begin, std::uint64_t end,
+            std::size_t buffer_records)
       : file_(&file),
-        next_offset_(run.offset),
-        left_(run.records),
+        next_offset_(run.offset + begin * kmer_record_bytes(W)),
+        left_(end - begin),
         buffer_records_(std::max<std::size_t>(buffer_records, 1)) {
     refill();
   }
@@ -134,16 +142,60 @@ MergeTotals pass_through(const SortedRun& run,
   return totals;
 }
 
+// The k-mer at `index` of run `run` (memory or spilled), for bounds and splitters.
 template <int W>
-MergeTotals merge(const RunStore& store, std::size_t read_buffer_bytes,
-                  const std::function<void(const RecordBlock&)>& consume) {
-  std::vector<RunCursor<W>> cursors;
-  cursors.reserve(store.run_count());
-  for (const SortedRun& run : store.memory_runs()) cursors.emplace_back(run);
-  const std::size_t buffer_records = read_buffer_bytes / kmer_record_bytes(W);
-  for (const SpilledRun& run : store.spilled_runs())
-    cursors.emplace_back(*store.spill_file(), run, buffer_records);
+class RunKeys {
+ public:
+  explicit RunKeys(const RunStore& store) : store_(store) {}
 
+  [[nodiscard]] std::size_t runs() const noexcept { return store_.run_count(); }
+  [[nodiscard]] std::uint64_t size(std::size_t run) const noexcept {
+    const auto& memory = store_.memory_runs();
+    return run < memory.size() ? memory[run].size() : spilled(run).records;
+  }
+  void key(std::size_t run, std::uint64_t index, std::uint64_t* out) const {
+    const auto& memory = store_.memory_runs();
+    if (run < memory.size()) {
+      std::copy_n(memory[run].words.data() + index * W, W, out);
+      return;
+    }
+    char raw[kmer_record_bytes(W)];
+    store_.spill_file()->read(spilled(run).offset + index * sizeof raw, raw, sizeof raw);
+    std::uint32_t count = 0;
+    decode_records(raw, 1, W, out, &count);
+  }
+  // The first record of `run` whose k-mer is not below `bound`.
+  [[nodiscard]] std::uint64_t lower_bound(std::size_t run, const std::uint64_t* bound) const {
+    std::uint64_t low = 0, high = size(run);
+    std::uint64_t probe[W];
+    while (low < high) {
+      const std::uint64_t mid = low + (high - low) / 2;
+      key(run, mid, probe);
+      if (key_less<W>(probe, bound)) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    return low;
+  }
+  [[nodiscard]] RunCursor<W> cursor(std::size_t run, std::uint64_t begin, std::uint64_t end,
+                                    std::size_t buffer_records) const {
+    const auto& memory = store_.memory_runs();
+    if (run < memory.size()) return RunCursor<W>(memory[run], begin, end);
+    return RunCursor<W>(*store_.spill_file(), spilled(run), begin, end, buffer_records);
+  }
+
+ private:
+  [[nodiscard]] const SpilledRun& spilled(std::size_t run) const noexcept {
+    return store_.spilled_runs()[run - store_.memory_runs().size()];
+  }
+  const RunStore& store_;
+};
+
+// A heap merge of the cursors' records into `output`.
+template <int W>
+void merge_cursors(std::vector<RunCursor<W>>& cursors, BlockOutput<W>& output) {
   // A binary min-heap of cursor indices, ordered by the cursors' current k-mer.
   std::vector<std::size_t> heap;
   for (std::size_t i = 0; i < cursors.size(); ++i)
@@ -164,8 +216,6 @@ MergeTotals merge(const RunStore& store, std::size_t read_buffer_bytes,
   };
   for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
 
-  MergeTotals totals;
-  BlockOutput<W> output(store.k(), consume, totals);
   std::uint64_t current[W] = {};
   while (!heap.empty()) {
     std::copy(cursors[heap[0]].key(), cursors[heap[0]].key() + W, current);
@@ -183,17 +233,172 @@ MergeTotals merge(const RunStore& store, std::size_t read_buffer_bytes,
     output.add(current, sum);
   }
   output.flush();
+}
+
+template <int W>
+MergeTotals merge_serial(const RunStore& store, const MergeOptions& options,
+                         const std::function<void(const RecordBlock&)>& consume) {
+  const RunKeys<W> keys(store);
+  const std::size_t buffer_records = options.read_buffer_bytes / kmer_record_bytes(W);
+  std::vector<RunCursor<W>> cursors;
+  cursors.reserve(keys.runs());
+  for (std::size_t r = 0; r < keys.runs(); ++r)
+    cursors.push_back(keys.cursor(r, 0, keys.size(r), buffer_records));
+  MergeTotals totals;
+  BlockOutput<W> output(store.k(), consume, totals);
+  merge_cursors(cursors, output);
   return totals;
+}
+
+// One key range's merged records, made by a worker, handed out in order.
+struct MergedPart {
+  std::vector<std::uint64_t> words;
+  std::vector<std::uint32_t> counts;
+  MergeTotals totals;
+  std::exception_ptr failure;
+  bool done = false;
+};
+
+// Key ranges merged by worker threads, delivered to `consume` in key order:
+// the same blocks as the serial merge. The splitters are evenly spaced
+// k-mers of the largest run; a worker finds each range's records in every
+// run by binary search. At most `window` ranges are merged ahead of the one
+// being consumed, which bounds the memory held.
+template <int W>
+MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
+                           const std::function<void(const RecordBlock&)>& consume) {
+  const RunKeys<W> keys(store);
+  std::uint64_t total_records = 0;
+  std::size_t largest = 0;
+  for (std::size_t r = 0; r < keys.runs(); ++r) {
+    total_records += keys.size(r);
+    if (keys.size(r) > keys.size(largest)) largest = r;
+  }
+  const std::size_t threads = options.threads;
+  const std::size_t window = 2 * threads;
+  const std::uint64_t held_bytes = total_records * (8 * W + 4) * window;
+  const std::size_t parts = static_cast<std::size_t>(std::clamp<std::uint64_t>(
+      held_bytes / std::max<std::size_t>(options.lookahead_bytes, 1) + 1, 4 * threads,
+      std::max<std::uint64_t>(4 * threads, keys.size(largest) / 1024)));
+  // splitters[p]: the first k-mer of part p + 1.
+  std::vector<std::uint64_t> splitters((parts - 1) * W);
+  for (std::size_t p = 1; p < parts; ++p)
+    keys.key(largest, keys.size(largest) * p / parts, splitters.data() + (p - 1) * W);
+
+  const std::size_t buffer_records = options.read_buffer_bytes / threads / kmer_record_bytes(W);
+  std::vector<MergedPart> merged(parts);
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t next_part = 0, consumed = 0;
+  bool stop = false;
+
+  const auto merge_part = [&](std::size_t p, MergedPart& out) {
+    std::vector<RunCursor<W>> cursors;
+    for (std::size_t r = 0; r < keys.runs(); ++r) {
+      const std::uint64_t begin = p == 0 ? 0 : keys.lower_bound(r, &splitters[(p - 1) * W]);
+      const std::uint64_t end =
+          p + 1 == parts ? keys.size(r) : keys.lower_bound(r, &splitters[p * W]);
+      if (begin < end) cursors.push_back(keys.cursor(r, begin, end, buffer_records));
+    }
+    const std::function<void(const RecordBlock&)> keep = [&out](const RecordBlock& block) {
+      out.words.insert(out.words.end(), block.words, block.words + block.size * W);
+      out.counts.insert(out.counts.end(), block.counts, block.counts + block.size);
+    };
+    BlockOutput<W> output(store.k(), keep, out.totals);
+    merge_cursors(cursors, output);
+  };
+  const auto work = [&] {
+    for (;;) {
+      std::size_t p = 0;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock,
+                     [&] { return stop || next_part == parts || next_part < consumed + window; });
+        if (stop || next_part == parts) return;
+        p = next_part++;
+      }
+      MergedPart result;
+      try {
+        merge_part(p, result);
+      } catch (...) {
+        result.failure = std::current_exception();
+      }
+      std::lock_guard lock(mutex);
+      merged[p] = std::move(result);
+      merged[p].done = true;
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  const auto stop_workers = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    for (std::thread& w : workers) w.join();
+  };
+  for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(work);
+
+  MergeTotals totals;
+  try {
+    for (std::size_t p = 0; p < parts; ++p) {
+      MergedPart part;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return merged[p].done; });
+        part = std::move(merged[p]);
+      }
+      if (part.failure) std::rethrow_exception(part.failure);
+      for (std::size_t begin = 0; begin < part.counts.size(); begin += kOutputBlock) {
+        const std::size_t n = std::min(kOutputBlock, part.counts.size() - begin);
+        consume(
+            RecordBlock{store.k(), part.words.data() + begin * W, part.counts.data() + begin, n});
+      }
+      totals.total_kmers += part.totals.total_kmers;
+      totals.distinct += part.totals.distinct;
+      totals.saturated += part.totals.saturated;
+      {
+        std::lock_guard lock(mutex);
+        consumed = p + 1;
+      }
+      changed.notify_all();
+    }
+  } catch (...) {
+    stop_workers();
+    throw;
+  }
+  stop_workers();
+  return totals;
+}
+
+template <int W>
+MergeTotals merge(const RunStore& store, const MergeOptions& options,
+                  const std::function<void(const RecordBlock&)>& consume) {
+  std::uint64_t total_records = 0;
+  for (const SortedRun& run : store.memory_runs()) total_records += run.size();
+  for (const SpilledRun& run : store.spilled_runs()) total_records += run.records;
+  // Small merges are not worth the threads.
+  if (options.threads <= 1 || total_records < options.parallel_from)
+    return merge_serial<W>(store, options, consume);
+  return merge_parallel<W>(store, options, consume);
 }
 
 }  // namespace
 
-MergeTotals merge_runs(const RunStore& store, std::size_t read_buffer_bytes,
+MergeTotals merge_runs(const RunStore& store, const MergeOptions& options,
                        const std::function<void(const RecordBlock&)>& consume) {
   if (store.spilled_runs().empty() && store.memory_runs().size() == 1)
     return pass_through(store.memory_runs().front(), consume);
-  return words_for_k(store.k()) == 1 ? merge<1>(store, read_buffer_bytes, consume)
-                                     : merge<2>(store, read_buffer_bytes, consume);
+  return words_for_k(store.k()) == 1 ? merge<1>(store, options, consume)
+                                     : merge<2>(store, options, consume);
+}
+
+MergeTotals merge_runs(const RunStore& store, std::size_t read_buffer_bytes,
+                       const std::function<void(const RecordBlock&)>& consume) {
+  MergeOptions options;
+  options.read_buffer_bytes = read_buffer_bytes;
+  return merge_runs(store, options, consume);
 }
 
 }  // namespace seqfuse::kmer

@@ -28,4 +28,17 @@ struct MergeTotals {
 MergeTotals merge_runs(const RunStore& store, std::size_t read_buffer_bytes,
                        const std::function<void(const RecordBlock&)>& consume);
 
+struct MergeOptions {
+  std::size_t read_buffer_bytes = std::size_t{1} << 20;  // per spilled run, all threads together
+  // Above 1 (and for merges of `parallel_from` records or more), key ranges
+  // are merged by this many threads and delivered in order: the same blocks.
+  unsigned threads = 1;
+  std::uint64_t parallel_from = std::uint64_t{1} << 22;
+  // Merged records held ahead of the consumer, all threads together (a target:
+  // ranges are sized from it, assuming evenly spread k-mers).
+  std::size_t lookahead_bytes = std::size_t{256} << 20;
+};
+MergeTotals merge_runs(const RunStore& store, const MergeOptions& options,
+                       const std::function<void(const RecordBlock&)>& consume);
+
 }  // namespace seqfuse::kmer

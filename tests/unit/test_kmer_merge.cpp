@@ -1,7 +1,10 @@
 // The merge of sorted runs: sums across runs in memory and on disk, the
 // saturating count limit, and its totals.
+#include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -86,4 +89,73 @@ TEST_CASE("a run store refuses a run of another k and a spill folder that does n
   CHECK_THROWS_WITH(
       store.take(make_run(5, {{"AAAAA", 1}})),
       Catch::Contains("cannot create a temporary file in '/nonexistent/seqfuse-spill'"));
+}
+
+namespace {
+
+// Random sorted runs of distinct k-mers drawn from a small pool, so runs
+// share many k-mers; some counts near the limit so sums saturate.
+SortedRun random_run(int k, std::mt19937_64& rng, std::size_t n) {
+  const int w = words_for_k(k);
+  const std::uint64_t mask = k >= 32 ? ~0ULL : (1ULL << (2 * k)) - 1;
+  std::vector<std::array<std::uint64_t, 2>> keys(n);
+  for (auto& key : keys) {
+    key[0] = (rng() % 20000) * 0x9E3779B97F4A7C15ULL & mask;  // a pool of 20,000 values
+    key[1] = w == 2 ? (rng() % 3) & ((1ULL << (2 * (k - 32))) - 1) : 0;
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  SortedRun run;
+  run.k = k;
+  for (const auto& key : keys) {
+    run.words.insert(run.words.end(), key.begin(), key.begin() + w);
+    run.counts.push_back(rng() % 50 == 0 ? kCountLimit - 1 : std::uint32_t(1 + rng() % 9));
+  }
+  return run;
+}
+
+struct Merged {
+  std::vector<std::uint64_t> words;
+  std::vector<std::uint32_t> counts;
+  MergeTotals totals;
+};
+
+Merged merge_all(const RunStore& store, const MergeOptions& options) {
+  Merged m;
+  m.totals = merge_runs(store, options, [&](const RecordBlock& block) {
+    m.words.insert(m.words.end(), block.words, block.words + block.size * block.words_per_kmer());
+    m.counts.insert(m.counts.end(), block.counts, block.counts + block.size);
+  });
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("merging key ranges on threads gives the serial merge's blocks", "[kmer]") {
+  for (int k : {21, 40}) {
+    INFO("k=" << k);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(k) * 7919);
+    // The first runs stay in memory, the rest spill.
+    RunStore store(k, std::size_t{600} << 10, temp_dir());
+    for (int r = 0; r < 12; ++r) store.take(random_run(k, rng, 3000 + 500 * std::size_t(r)));
+    REQUIRE(!store.memory_runs().empty());
+    REQUIRE(!store.spilled_runs().empty());
+    MergeOptions serial;
+    serial.read_buffer_bytes = 4096;
+    const Merged expected = merge_all(store, serial);
+    REQUIRE(expected.totals.saturated > 0);
+    for (unsigned threads : {2u, 3u, 8u}) {
+      INFO("threads " << threads);
+      MergeOptions parallel = serial;
+      parallel.threads = threads;
+      parallel.parallel_from = 0;
+      parallel.lookahead_bytes = 64 << 10;  // many small ranges
+      const Merged got = merge_all(store, parallel);
+      CHECK(got.words == expected.words);
+      CHECK(got.counts == expected.counts);
+      CHECK(got.totals.total_kmers == expected.totals.total_kmers);
+      CHECK(got.totals.distinct == expected.totals.distinct);
+      CHECK(got.totals.saturated == expected.totals.saturated);
+    }
+  }
 }
