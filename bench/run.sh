@@ -15,6 +15,9 @@
 #                  holds the seeds, else ${TMPDIR:-/tmp}/seqfuse-bench)
 #   --results, --results-dir, --json-dir: passed to bench/compare.sh
 #   --only NAME    run only this case (repeatable); names are listed below
+#   --runs N, --warmup N   timed runs and warm-up runs per comparison (default
+#                  10 and 2; cases with slow peers use fewer)
+# Environment: BENCH_JELLYFISH=0 leaves out the Jellyfish rows of the k-mer cases.
 # Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
 set -euo pipefail
 
@@ -191,6 +194,16 @@ kmer_case() {  # kmer_case NAME INPUT DESC
     "$kmc" \
     "awk '\$2 > 0' $(q "$dir/kmc.histo") | tr '\t' ' ' | cmp - $(q "$dir/seqfuse.histo")" \
     "$desc, k=31 canonical, histogram; $threads threads"
+  if [ "${BENCH_JELLYFISH:-1}" != 0 ]; then
+    jellyfish_case "$name" "$f" "$dir" "$desc"
+  fi
+  "$sf" kmer-count -k 31 -t "$threads" --histo /dev/null "$f" 2>&1 | tail -1 | sed 's/^/bench: /'
+}
+
+jellyfish_case() {  # jellyfish_case NAME INPUT DIR DESC
+  local sf threads name=$1 f=$2 dir=$3 desc=$4
+  sf=$(find_bin seqfuse)
+  threads=$(nproc)
   # Jellyfish reads plain text only: gzip input reaches it through zcat.
   local feed="" jf_in
   jf_in=$(q "$f")
@@ -200,7 +213,6 @@ kmer_case() {  # kmer_case NAME INPUT DESC
     "$(q "$sf") kmer-count -k 31 -t $threads -q --histo $(q "$dir/seqfuse.histo") $(q "$f")" \
     "$jf" "cmp $(q "$dir/j.histo") $(q "$dir/seqfuse.histo")" \
     "$desc, k=31 canonical, histogram; $threads threads"
-  "$sf" kmer-count -k 31 -t "$threads" --histo /dev/null "$f" 2>&1 | tail -1 | sed 's/^/bench: /'
 }
 
 case_kmer_count() {
@@ -242,13 +254,15 @@ parse_args() {
     case "$1" in
       -h|--help) usage; exit 0 ;;
       --quick) quick=1; shift ;;
-      --bin|--seeds|--work|--results|--results-dir|--json-dir|--only)
+      --bin|--seeds|--work|--results|--results-dir|--json-dir|--only|--runs|--warmup)
         (($# >= 2)) || die "$1 needs a value"
         case "$1" in
           --bin) bin=$2 ;;
           --seeds) seeds=$2 ;;
           --work) work=$2 ;;
           --only) only+=("$2") ;;
+          --runs) runs=$2 ;;
+          --warmup) warmup=$2 ;;
           *) compare_args+=("$1" "$2") ;;
         esac
         shift 2 ;;

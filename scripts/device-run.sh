@@ -6,10 +6,14 @@
 # logged to $OUT/device-run.log, and a summary table (step, status, seconds)
 # is the last thing printed, because only the output's tail comes back.
 #
-# Usage: bash scripts/device-run.sh [--bench] [--quick]
+# Usage: bash scripts/device-run.sh [--bench] [--quick] [--no-cpu-tests]
 #   --bench   also run the benchmarks (results page and JSON land in $OUT)
 #   --quick   with --bench: 50 MB inputs and 3 runs, to check the plumbing
+#   --no-cpu-tests  leave out the CPU unit tests (CI runs them) to save time
 # Environment: BENCH_ONLY (space-separated bench/run.sh cases; default all);
+# BENCH_ARGS (more bench/run.sh arguments, e.g. "--runs 5 --warmup 1");
+# DEVICE_EXTRA (a script run as the last step, e.g. traced runs, its output
+# in the log);
 # OUT (default ./device-out, for a dry run on a machine without a
 # GPU, where the [gpu] step fails as expected); DEVICE_RUN_BUDGET_S (default
 # 570: the tool stops a command at 600 s, and the summary must still print).
@@ -24,7 +28,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 export OUT
 log="$OUT/device-run.log"
-bench=0 quick=0
+bench=0 quick=0 cpu_tests=1
 budget_s=${DEVICE_RUN_BUDGET_S:-570}
 started_ns=$(date +%s%N)
 steps=() statuses=() durations=()
@@ -93,6 +97,8 @@ bench_cases() {
   ((quick)) && args+=(--quick)
   local c
   for c in ${BENCH_ONLY:-}; do args+=(--only "$c"); done  # e.g. BENCH_ONLY=protein_search
+  # shellcheck disable=SC2206  # word splitting of BENCH_ARGS is intended
+  args+=(${BENCH_ARGS:-})
   bench/run.sh "${args[@]}"
 }
 
@@ -137,6 +143,7 @@ main() {
       -h|--help) usage; exit 0 ;;
       --bench) bench=1 ;;
       --quick) quick=1 ;;
+      --no-cpu-tests) cpu_tests=0 ;;
       *) usage >&2; echo "device-run.sh: error: unknown argument '$arg'" >&2; exit 2 ;;
     esac
   done
@@ -162,7 +169,7 @@ main() {
   link_test_data
   run_step info 60 bash -c info
   run_step gpu-tests 300 bundle/bin/seqfuse_tests '[gpu]' --reporter compact
-  run_step cpu-tests 300 bundle/bin/seqfuse_tests '~[gpu]'
+  ((cpu_tests)) && run_step cpu-tests 300 bundle/bin/seqfuse_tests '~[gpu]'
   run_step golden 120 bash tests/cli/run_golden.sh bundle/bin/seqfuse tests/cli/golden.tsv
   if ((bench)); then
     rm -rf /tmp/seqfuse-bench/json  # only this run's JSON goes back
@@ -171,6 +178,7 @@ main() {
       tar -C /tmp/seqfuse-bench -czf "$OUT/bench-json.tar.gz" json
     fi
   fi
+  [ -z "${DEVICE_EXTRA:-}" ] || run_step extra 300 bash "$DEVICE_EXTRA"
   summary
 }
 

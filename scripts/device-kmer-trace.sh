@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Where kmer-count's time goes on the GPU machine: SEQFUSE_TRACE phase times
+# for the bench's 4 M-read input (made by bench/run.sh's kmer cases), plain
+# and gzip, twice each, and a run under -m 2 that spills and merges on 16
+# threads. Run as device-run.sh's extra step:
+#   DEVICE_EXTRA=scripts/device-kmer-trace.sh bash scripts/device-run.sh --bench
+set -uo pipefail
+sf=bundle/bin/seqfuse
+reads=/tmp/seqfuse-bench/kmer/reads.fq
+[ -f "$reads" ] || { echo "no $reads: run the kmer_count bench case first"; exit 1; }
+threads=$(nproc)
+for f in "$reads" "$reads.gz"; do
+  [ -f "$f" ] || continue
+  for run in 1 2; do
+    echo "== trace: $f, run $run"
+    SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
+      "$sf" kmer-count -k 31 -t "$threads" --histo /dev/null "$f" 2>&1
+  done
+done
+echo "== spill and merge: -m 2 -o DB, $threads threads"
+rm -rf /tmp/seqfuse-spill && mkdir -p /tmp/seqfuse-spill
+SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
+  "$sf" kmer-count -k 31 -t "$threads" -m 2 -o /tmp/seqfuse-spill/reads.kdb "$reads" 2>&1
+echo "== the same on 1 thread for the merge's reference (-t 1 also slows reading)"
+SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
+  "$sf" kmer-count -k 31 -t 1 -m 2 -o /tmp/seqfuse-spill/reads1.kdb "$reads" 2>&1
+cmp /tmp/seqfuse-spill/reads.kdb /tmp/seqfuse-spill/reads1.kdb && echo "databases identical"
+rm -rf /tmp/seqfuse-spill
