@@ -12,6 +12,7 @@
 #   --no-cpu-tests  leave out the CPU unit tests (CI runs them) to save time
 # Environment: BENCH_ONLY (space-separated bench/run.sh cases; default all);
 # BENCH_ARGS (more bench/run.sh arguments, e.g. "--runs 5 --warmup 1");
+# GPU_TESTS (the Catch2 filter of the GPU test step, default '[gpu]');
 # DEVICE_EXTRA (a script run as the last step, e.g. traced runs, its output
 # in the log);
 # OUT (default ./device-out, for a dry run on a machine without a
@@ -168,7 +169,7 @@ main() {
   run_step header 30 bash -c 'set -o pipefail; header | tee "$OUT/header.tmp"'
   link_test_data
   run_step info 60 bash -c info
-  run_step gpu-tests 300 bundle/bin/seqfuse_tests '[gpu]' --reporter compact
+  run_step gpu-tests 300 bundle/bin/seqfuse_tests "${GPU_TESTS:-[gpu]}" --reporter compact
   ((cpu_tests)) && run_step cpu-tests 300 bundle/bin/seqfuse_tests '~[gpu]'
   run_step golden 120 bash tests/cli/run_golden.sh bundle/bin/seqfuse tests/cli/golden.tsv
   if ((bench)); then
