@@ -1,12 +1,14 @@
 #include "align/align_job.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <span>
 #include <vector>
 
 #include "align/cpu_engine.hpp"
 #include "align/gpu_scores.hpp"
+#include "align/gpu_traceback.hpp"
 #include "core/error.hpp"
 
 namespace seqfuse::align {
@@ -96,19 +98,29 @@ void replace_with_traced(const AlignResult& traced, AlignResult& scored) {
   scored = traced;
 }
 
-AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme, const CpuEngine& tracer,
+// Scores on the GPU; with --traceback the kept pairs are traced on the GPU
+// too (GpuTracer), and each traced score must equal the score kernel's.
+AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
                       const EncodedSequences& queries, const EncodedSequences& targets,
                       std::span<const Codes> q, std::span<const Codes> t,
                       const std::function<void(const AlignHit&)>& emit) {
   AlignStats stats;
   GpuScorer scorer(scheme, job.mode, targets);
+  std::unique_ptr<GpuTracer> tracer;
+  if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets);
+  const auto device_seconds = [&] {
+    return scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
+  };
   std::vector<AlignResult> scores;
 
   if (job.layout == PairLayout::pairs) {
     scorer.score_pairs(queries, scores);
     if (job.traceback) {
+      std::vector<PairIndex> pairs(scores.size());
+      for (std::size_t k = 0; k < pairs.size(); ++k)
+        pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
       std::vector<AlignResult> traced(scores.size());
-      tracer.align_pairs(q, t, traced);
+      tracer->align_pairs(pairs, traced);
       for (std::size_t k = 0; k < scores.size(); ++k) replace_with_traced(traced[k], scores[k]);
     }
     for (std::size_t k = 0; k < scores.size(); ++k) {
@@ -116,7 +128,7 @@ AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme, const Cp
       emit({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), scores[k]});
     }
     stats.pairs = scores.size();
-    stats.device_seconds = scorer.device_seconds();
+    stats.device_seconds = device_seconds();
     return stats;
   }
 
@@ -141,7 +153,7 @@ AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme, const Cp
     }
     if (job.traceback) {
       traced.resize(kept.size());
-      tracer.align_pairs(q, t, kept, traced);
+      tracer->align_pairs(kept, traced);
     }
     for (std::size_t k = 0; k < kept.size(); ++k) {
       AlignResult result = scores[(kept[k].query - first) * t.size() + kept[k].target];
@@ -150,7 +162,7 @@ AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme, const Cp
     }
     if (job.progress) job.progress(first + count);
   }
-  stats.device_seconds = scorer.device_seconds();
+  stats.device_seconds = device_seconds();
   return stats;
 }
 
@@ -165,9 +177,9 @@ AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
   if (job.layout == PairLayout::pairs && q.size() != t.size())
     throw Error("internal: pairs need as many targets as queries");
 
+  if (job.gpu) return run_on_gpu(job, scheme, queries, against, q, t, emit);
   const CpuEngine engine(scheme, job.mode, {.threads = job.threads, .traceback = job.traceback});
-  if (!job.gpu) return run_on_cpu(job, engine, q, t, emit);
-  return run_on_gpu(job, scheme, engine, queries, against, q, t, emit);
+  return run_on_cpu(job, engine, q, t, emit);
 }
 
 }  // namespace seqfuse::align

@@ -1,0 +1,358 @@
+// Traceback of one pair, as SF_HOST_DEVICE code shared by the GPU traceback
+// kernel (traceback.cu) and its CPU emulation in tests/unit, so CI checks the
+// very arithmetic, tie-breaking and CIGAR walk the kernel runs.
+//
+// The fill is the scalar reference's (reference_align): the same
+// affine_cell_traced update per cell, so the same direction bits, scores and
+// end cell. Cells are visited in register-held chunks of kTraceRows query rows
+// (as the score kernel does): a chunk sweeps every target column; the H and F
+// of its last row at each column go to an edge strip the next chunk reads.
+//
+// Direction bits: the low nibble of TraceBits (H source in 2 bits, E extends,
+// F extends), 8 cells (8 consecutive query rows of one column) per 32-bit word.
+// Word (w, j) holds rows 8w .. 8w+7 of column j. Plain C++ otherwise: no
+// vendor types, so src/ and tests include it.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+
+#include "dp_cell.hpp"
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SF_TRACE_UNROLL _Pragma("unroll")
+#else
+#define SF_TRACE_UNROLL
+#endif
+
+namespace seqfuse::align::trace {
+
+// Query rows per register chunk; a multiple of kCellsPerWord.
+inline constexpr int kTraceRows = 32;
+inline constexpr int kCellsPerWord = 8;  // 4-bit directions per 32-bit word
+// The reference's "minus infinity": E and F before any gap; equal values give
+// equal open-versus-extend bits.
+inline constexpr int kNegInf = INT_MIN / 4;
+
+// CIGAR operations, packed as length << 2 | op in one 32-bit run.
+enum TraceOp : std::uint32_t { kOpMatch = 0, kOpMismatch = 1, kOpInsert = 2, kOpDelete = 3 };
+inline constexpr std::uint32_t kMaxRunLength = (1u << 30) - 1;
+
+SF_HOST_DEVICE std::uint32_t pack_run(std::uint32_t op, std::uint32_t length) {
+  return length << 2 | op;
+}
+SF_HOST_DEVICE std::uint32_t run_op(std::uint32_t run) {
+  return run & 3u;
+}
+SF_HOST_DEVICE std::uint32_t run_length(std::uint32_t run) {
+  return run >> 2;
+}
+inline constexpr char op_letter(std::uint32_t op) {
+  return op == kOpMatch ? '=' : op == kOpMismatch ? 'X' : op == kOpInsert ? 'I' : 'D';
+}
+
+// Number of 32-bit direction words per column for `rows` query rows.
+SF_HOST_DEVICE std::uint32_t word_rows(std::uint32_t rows) {
+  return (rows + kCellsPerWord - 1) / kCellsPerWord;
+}
+
+// Where one pair's direction words live. Pairs of a group share one padded
+// grid, interleaved: word (w, j) of lane `lane` is at
+// words[((w * columns) + j) * stride + lane] (`words` points at lane's first
+// word), so threads of a warp touch neighbouring words. stride 1: plain.
+struct DirectionGrid {
+  std::uint32_t* words;
+  std::uint64_t stride;
+  std::uint64_t columns;  // padded column count of the group (>= n)
+
+  SF_HOST_DEVICE std::uint64_t at(std::uint64_t word_row, std::uint64_t j) const {
+    return (word_row * columns + j) * stride;
+  }
+  SF_HOST_DEVICE void store(int word_row, int j, std::uint32_t word) const {
+    words[at(static_cast<std::uint64_t>(word_row), static_cast<std::uint64_t>(j))] = word;
+  }
+  SF_HOST_DEVICE std::uint32_t nibble(int i, int j) const {
+    const std::uint32_t word =
+        words[at(static_cast<std::uint64_t>(i / kCellsPerWord), static_cast<std::uint64_t>(j))];
+    return (word >> (4 * (i % kCellsPerWord))) & 15u;
+  }
+};
+
+// H and F of a chunk's last row, per column, for the next chunk.
+struct EdgeCell {
+  int h;
+  int f;
+};
+struct EdgeStrip {
+  EdgeCell* cells;  // lane's first cell
+  std::uint64_t stride;
+  SF_HOST_DEVICE EdgeCell load(int j) const {
+    return cells[static_cast<std::uint64_t>(j) * stride];
+  }
+  SF_HOST_DEVICE void store(int j, EdgeCell c) const {
+    cells[static_cast<std::uint64_t>(j) * stride] = c;
+  }
+};
+
+// H of the boundary cell `length` positions from the origin (row or column -1).
+SF_HOST_DEVICE int boundary_score(bool local, int length, GapPenalties gaps) {
+  return local ? 0 : -gap_cost(length, gaps);
+}
+
+struct FillEnd {
+  int score;
+  int query_end;
+  int target_end;
+};
+
+// Fills the direction grid of a non-empty pair (m, n >= 1) and returns the
+// score and end cell exactly as reference_align finds them. `matrix` is
+// row-major with row stride `matrix_stride`: matrix[q * stride + t]. The edge
+// strip needs n cells when m > kTraceRows (unused otherwise).
+SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
+                                  const std::uint8_t* target, int n, const int* matrix,
+                                  int matrix_stride, GapPenalties gaps, DirectionGrid grid,
+                                  EdgeStrip edge) {
+  const int floor = local ? 0 : kNegInf;
+  // Local: the first cell with the best score in column-major order (smallest
+  // j, then smallest i); (0, 0) when nothing beats 0, as the reference keeps it.
+  FillEnd end{0, 0, 0};
+  int last_chunk = 0;
+  int H[kTraceRows];
+  for (int i0 = 0; i0 < m; i0 += kTraceRows) {
+    last_chunk = i0;
+    int q[kTraceRows], E[kTraceRows];
+    SF_TRACE_UNROLL
+    for (int r = 0; r < kTraceRows; ++r) {
+      q[r] = i0 + r < m ? query[i0 + r] * matrix_stride : 0;
+      H[r] = boundary_score(local, i0 + r + 1, gaps);  // H(i, -1)
+      E[r] = kNegInf;
+    }
+    int diag_top = boundary_score(local, i0, gaps);  // H(i0 - 1, -1)
+    for (int j = 0; j < n; ++j) {
+      const int t = target[j];
+      int h_up, f;  // H and F of the row above the current one, column j
+      if (i0 == 0) {
+        h_up = boundary_score(local, j + 1, gaps);
+        f = kNegInf;
+      } else {
+        const EdgeCell above = edge.load(j);
+        h_up = above.h;
+        f = above.f;
+      }
+      int diag = diag_top;  // H(i0 - 1, j - 1)
+      diag_top = h_up;
+      std::uint32_t word = 0;
+      SF_TRACE_UNROLL
+      for (int r = 0; r < kTraceRows; ++r) {
+        if (i0 + r < m) {
+          std::uint8_t bits = 0;
+          const AffineCell cell = affine_cell_traced(diag, matrix[q[r] + t], H[r], E[r], h_up, f,
+                                                     gaps, floor, local, &bits);
+          diag = H[r];
+          H[r] = cell.h;
+          E[r] = cell.e;
+          f = cell.f;
+          h_up = cell.h;
+          word |= static_cast<std::uint32_t>(bits) << (4 * (r % kCellsPerWord));
+          if (local && (cell.h > end.score || (cell.h == end.score && j < end.target_end))) {
+            end.score = cell.h;
+            end.query_end = i0 + r;
+            end.target_end = j;
+          }
+        }
+        if (r % kCellsPerWord == kCellsPerWord - 1) {
+          if (i0 + r - (kCellsPerWord - 1) < m) grid.store((i0 + r) / kCellsPerWord, j, word);
+          word = 0;
+        }
+      }
+      // Every row of this chunk exists when a next chunk does: h_up and f
+      // are then H and F of the chunk's last row.
+      if (i0 + kTraceRows < m) edge.store(j, EdgeCell{h_up, f});
+    }
+  }
+  if (!local) {
+    end.query_end = m - 1;
+    end.target_end = n - 1;
+    SF_TRACE_UNROLL
+    for (int r = 0; r < kTraceRows; ++r)
+      if (last_chunk + r == m - 1) end.score = H[r];
+  }
+  return end;
+}
+
+// Collects the ops of the walk (which come last column first) into runs.
+// With `out` null it only counts; given the count of a first pass as
+// `total`, it writes the runs into out[0, total) in forward order.
+struct RunSink {
+  std::uint32_t* out = nullptr;
+  std::uint32_t total = 0;
+  std::uint32_t op = 4;  // none yet
+  std::uint32_t length = 0;
+  std::uint32_t runs = 0;
+  int matches = 0;
+  int columns = 0;
+
+  SF_HOST_DEVICE void push(std::uint32_t o) {
+    ++columns;
+    if (o == kOpMatch) ++matches;
+    if (o == op && length < kMaxRunLength) {
+      ++length;
+      return;
+    }
+    flush();
+    op = o;
+    length = 1;
+  }
+  SF_HOST_DEVICE void flush() {
+    if (length == 0) return;
+    if (out != nullptr) out[total - 1 - runs] = pack_run(op, length);
+    ++runs;
+    length = 0;
+  }
+};
+
+struct WalkBegin {
+  int query_begin;
+  int target_begin;
+};
+
+// reference_align's traceback from (i, j) of a non-empty pair, move for move.
+// Local alignments with score 0 have no columns: do not call it for them.
+SF_HOST_DEVICE WalkBegin trace_walk(bool local, int i, int j, const DirectionGrid& grid,
+                                    const std::uint8_t* query, const std::uint8_t* target,
+                                    RunSink& sink) {
+  enum { in_h, in_e, in_f } state = in_h;
+  while (i >= 0 && j >= 0) {
+    const std::uint32_t bits = grid.nibble(i, j);
+    if (state == in_h) {
+      const std::uint32_t from = bits & kTraceHMask;
+      if (from == kTraceFromFloor) break;
+      if (from == kTraceFromDiagonal) {
+        sink.push(query[i] == target[j] ? kOpMatch : kOpMismatch);
+        --i;
+        --j;
+      } else {
+        state = from == kTraceFromE ? in_e : in_f;
+      }
+    } else if (state == in_e) {
+      sink.push(kOpDelete);
+      if (!(bits & kTraceEExtends)) state = in_h;
+      --j;
+    } else {
+      sink.push(kOpInsert);
+      if (!(bits & kTraceFExtends)) state = in_h;
+      --i;
+    }
+  }
+  if (!local) {  // the rest runs along the boundary row or column
+    for (; i >= 0; --i) sink.push(kOpInsert);
+    for (; j >= 0; --j) sink.push(kOpDelete);
+  }
+  sink.flush();
+  return WalkBegin{i + 1, j + 1};
+}
+
+// One traced pair as the device returns it; runs are in a shared buffer.
+struct TracedPair {
+  std::int32_t score = 0;
+  std::int32_t query_end = -1;
+  std::int32_t target_end = -1;
+  std::int32_t query_begin = -1;
+  std::int32_t target_begin = -1;
+  std::int32_t matches = 0;
+  std::int32_t columns = 0;
+  std::uint32_t run_count = 0;
+  std::uint64_t run_offset = 0;  // first run in the batch's run buffer
+};
+
+// A pair with an empty sequence, as reference_align reports it: global
+// aligns the other sequence to a gap (I for the query, D for the target),
+// local has no columns. Runs: at most one, written to out[0] when out is set.
+SF_HOST_DEVICE TracedPair trace_empty(bool local, int m, int n, GapPenalties gaps,
+                                      std::uint32_t* out) {
+  TracedPair p;
+  if (local) return p;
+  p.score = -gap_cost(m + n, gaps);
+  p.query_end = m - 1;
+  p.target_end = n - 1;
+  if (m + n == 0) return p;
+  p.query_begin = 0;
+  p.target_begin = 0;
+  p.columns = m + n;
+  p.run_count = 1;
+  if (out != nullptr)
+    *out = pack_run(m > 0 ? kOpInsert : kOpDelete, static_cast<std::uint32_t>(m + n));
+  return p;
+}
+
+// One pair of a batch, as the planner (trace_plan.hpp) lays it out.
+struct TraceJob {
+  std::uint64_t query = 0;    // first code of the query in the query codes
+  std::uint64_t target = 0;   // first code of the target in the target codes
+  std::uint64_t words = 0;    // the lane's first direction word in the batch
+  std::uint64_t edges = 0;    // the lane's first edge cell in the batch
+  std::uint64_t columns = 0;  // padded columns of the pair's group
+  std::int32_t m = 0;         // query length
+  std::int32_t n = 0;         // target length
+  std::uint32_t stride = 1;   // pairs interleaved in the group
+  std::uint32_t out = 0;      // slot of the result in the batch
+};
+
+// What a batch's pairs read and write.
+struct TraceBuffers {
+  const std::uint8_t* query_codes;
+  const std::uint8_t* target_codes;
+  const int* matrix;  // matrix[q * matrix_stride + t]
+  int matrix_stride;
+  GapPenalties gaps;
+  std::uint32_t* words;
+  EdgeCell* edges;
+};
+
+SF_HOST_DEVICE DirectionGrid job_grid(const TraceJob& job, const TraceBuffers& b) {
+  return DirectionGrid{b.words + job.words, job.stride, job.columns};
+}
+
+// First pass over a pair: the fill and a counting walk. The result has
+// everything but run_offset; its run_count runs are written by
+// trace_job_write once the caller has reserved room for them.
+SF_HOST_DEVICE TracedPair trace_job_fill(bool local, const TraceJob& job, const TraceBuffers& b) {
+  if (job.m == 0 || job.n == 0) return trace_empty(local, job.m, job.n, b.gaps, nullptr);
+  const std::uint8_t* query = b.query_codes + job.query;
+  const std::uint8_t* target = b.target_codes + job.target;
+  const DirectionGrid grid = job_grid(job, b);
+  const FillEnd end = trace_fill(local, query, job.m, target, job.n, b.matrix, b.matrix_stride,
+                                 b.gaps, grid, EdgeStrip{b.edges + job.edges, job.stride});
+  TracedPair p;
+  p.score = end.score;
+  p.query_end = end.query_end;
+  p.target_end = end.target_end;
+  if (local && end.score == 0) return p;  // no columns, begin stays -1
+  RunSink count;
+  const WalkBegin begin =
+      trace_walk(local, end.query_end, end.target_end, grid, query, target, count);
+  p.query_begin = begin.query_begin;
+  p.target_begin = begin.target_begin;
+  p.matches = count.matches;
+  p.columns = count.columns;
+  p.run_count = count.runs;
+  return p;
+}
+
+// Second pass: the same walk, writing p.run_count runs to out in forward order.
+SF_HOST_DEVICE void trace_job_write(bool local, const TraceJob& job, const TraceBuffers& b,
+                                    const TracedPair& p, std::uint32_t* out) {
+  if (p.run_count == 0) return;
+  if (job.m == 0 || job.n == 0) {
+    (void)trace_empty(local, job.m, job.n, b.gaps, out);
+    return;
+  }
+  RunSink sink;
+  sink.out = out;
+  sink.total = p.run_count;
+  (void)trace_walk(local, p.query_end, p.target_end, job_grid(job, b), b.query_codes + job.query,
+                   b.target_codes + job.target, sink);
+}
+
+}  // namespace seqfuse::align::trace

@@ -1,0 +1,174 @@
+// GPU traceback: one thread per pair runs trace_dp.hpp's fill (direction
+// nibbles into device memory), a counting walk, reserves room for its CIGAR
+// runs with one atomic add, and walks again writing them. The runs of a
+// batch end up packed at the front of one buffer, so only the used part is
+// copied back. Pairs are planned into batches by trace_plan.hpp.
+//
+// One thread per pair suits many short pairs (reads, hits of a search); a
+// few very long pairs leave most of the device idle (a warp per pair along
+// anti-diagonals would be the next step for those).
+#include <algorithm>
+
+#include "../vendor.cuh"
+#include "trace_plan.hpp"
+#include "traceback.hpp"
+
+namespace seqfuse::gpu {
+namespace {
+
+using align::trace::TraceBuffers;
+using align::trace::TracedPair;
+using align::trace::TraceJob;
+
+constexpr int kThreads = 128;
+
+template <bool kLocal>
+__global__ void __launch_bounds__(kThreads)
+    traceback_kernel(const TraceJob* __restrict__ jobs, std::uint32_t count, TraceBuffers buffers,
+                     const int* __restrict__ matrix_in, int alphabet,
+                     unsigned long long* __restrict__ run_fill, std::uint32_t* __restrict__ runs,
+                     TracedPair* __restrict__ out) {
+  // matrix[q * kMaxAlphabet + t], as the score kernel keeps it.
+  __shared__ int matrix[kMaxAlphabet * kMaxAlphabet];
+  for (int k = threadIdx.x; k < alphabet * alphabet; k += blockDim.x)
+    matrix[(k / alphabet) * kMaxAlphabet + k % alphabet] = matrix_in[k];
+  __syncthreads();
+
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  buffers.matrix = matrix;
+  buffers.matrix_stride = kMaxAlphabet;
+  const TraceJob job = jobs[k];
+  TracedPair p = align::trace::trace_job_fill(kLocal, job, buffers);
+  if (p.run_count > 0) {
+    p.run_offset = atomicAdd(run_fill, static_cast<unsigned long long>(p.run_count));
+    align::trace::trace_job_write(kLocal, job, buffers, p, runs + p.run_offset);
+  }
+  out[job.out] = p;
+}
+
+void launch_traceback(bool local, const TraceJob* jobs, std::uint32_t count,
+                      const TraceBuffers& buffers, const int* matrix, int alphabet,
+                      unsigned long long* run_fill, std::uint32_t* runs, TracedPair* out,
+                      gpuStream_t stream) {
+  if (count == 0) return;
+  const unsigned blocks = (count + kThreads - 1) / kThreads;
+  if (local)
+    traceback_kernel<true><<<blocks, kThreads, 0, stream>>>(jobs, count, buffers, matrix, alphabet,
+                                                            run_fill, runs, out);
+  else
+    traceback_kernel<false><<<blocks, kThreads, 0, stream>>>(jobs, count, buffers, matrix, alphabet,
+                                                             run_fill, runs, out);
+  GPU_CHECK_LAUNCH();
+}
+
+DeviceBuffer upload_bytes(const void* data, std::size_t bytes, Stream& stream) {
+  DeviceBuffer buffer(std::max<std::size_t>(bytes, 1));
+  if (bytes > 0) copy_to_device(buffer.data(), data, bytes, stream);
+  return buffer;
+}
+
+std::uint8_t max_code(std::span<const std::uint8_t> codes) {
+  std::uint8_t m = 0;
+  for (std::uint8_t c : codes) m = std::max(m, c);
+  return m;
+}
+
+// Scratch per batch when the caller names no budget: half of what is free
+// (the score engine and the sequences hold the rest), at most 16 GiB.
+std::uint64_t default_budget() {
+  return std::clamp<std::uint64_t>(free_device_memory() / 2, std::uint64_t{64} << 20,
+                                   std::uint64_t{16} << 30);
+}
+
+}  // namespace
+
+DeviceTracer::DeviceTracer(std::span<const std::uint8_t> query_codes,
+                           std::span<const std::uint64_t> query_offsets,
+                           std::span<const std::uint8_t> target_codes,
+                           std::span<const std::uint64_t> target_offsets)
+    : query_offsets_(query_offsets.begin(), query_offsets.end()),
+      target_offsets_(target_offsets.begin(), target_offsets.end()),
+      query_max_code_(max_code(query_codes)),
+      target_max_code_(max_code(target_codes)) {
+  query_codes_ = upload_bytes(query_codes.data(), query_codes.size(), stream_);
+  target_codes_ = upload_bytes(target_codes.data(), target_codes.size(), stream_);
+  stream_.synchronize();
+}
+
+Status DeviceTracer::can_implement(const ScoreParams& params) {
+  return DeviceTargetSet::can_implement(params);
+}
+
+Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair> pairs,
+                           TraceOutput& out, std::uint64_t budget_bytes) {
+  if (const Status s = can_implement(params); s != Status::kSuccess) return s;
+  if (query_max_code_ >= params.alphabet_size || target_max_code_ >= params.alphabet_size)
+    return Status::kInvalidArgument;
+  const std::size_t queries = query_offsets_.empty() ? 0 : query_offsets_.size() - 1;
+  const std::size_t targets = target_offsets_.empty() ? 0 : target_offsets_.size() - 1;
+  std::vector<align::trace::PlanPair> plan_pairs(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const TracePair& p = pairs[k];
+    if (p.query >= queries || p.target >= targets) return Status::kInvalidArgument;
+    plan_pairs[k].query = query_offsets_[p.query];
+    plan_pairs[k].target = target_offsets_[p.target];
+    plan_pairs[k].m =
+        static_cast<std::int32_t>(query_offsets_[p.query + 1] - query_offsets_[p.query]);
+    plan_pairs[k].n =
+        static_cast<std::int32_t>(target_offsets_[p.target + 1] - target_offsets_[p.target]);
+  }
+  const align::trace::TracePlan plan =
+      align::trace::plan_traceback(plan_pairs, budget_bytes ? budget_bytes : default_budget());
+
+  out.pairs.assign(pairs.size(), TracedPair{});
+  out.runs.clear();
+  out.refused = plan.refused;
+  if (plan.batches.empty()) return Status::kSuccess;
+
+  const DeviceBuffer matrix =
+      upload_bytes(params.matrix.data(), params.matrix.size() * sizeof(int), stream_);
+  const align::GapPenalties gaps{params.gap_open, params.gap_extend};
+  std::vector<TracedPair> results;
+  for (const align::trace::TraceBatch& batch : plan.batches) {
+    const std::size_t count = batch.jobs.size();
+    DeviceBuffer jobs = scratch_pool_.acquire(count * sizeof(TraceJob));
+    DeviceBuffer words = scratch_pool_.acquire(std::max<std::uint64_t>(batch.words, 1) * 4);
+    DeviceBuffer edges = scratch_pool_.acquire(std::max<std::uint64_t>(batch.edges, 1) *
+                                               sizeof(align::trace::EdgeCell));
+    DeviceBuffer runs = scratch_pool_.acquire(std::max<std::uint64_t>(batch.runs, 1) * 4);
+    DeviceBuffer traced = scratch_pool_.acquire(count * sizeof(TracedPair));
+    DeviceBuffer fill = scratch_pool_.acquire(sizeof(unsigned long long));
+
+    copy_to_device(jobs.data(), batch.jobs.data(), count * sizeof(TraceJob), stream_);
+    fill_device(fill.data(), 0, sizeof(unsigned long long), stream_);
+    const TraceBuffers buffers{
+        query_codes_.as<std::uint8_t>(), target_codes_.as<std::uint8_t>(),  nullptr, 0, gaps,
+        words.as<std::uint32_t>(),       edges.as<align::trace::EdgeCell>()};
+    launch_traceback(!!params.local, jobs.as<TraceJob>(), static_cast<std::uint32_t>(count),
+                     buffers, matrix.as<int>(), params.alphabet_size, fill.as<unsigned long long>(),
+                     runs.as<std::uint32_t>(), traced.as<TracedPair>(),
+                     static_cast<gpuStream_t>(stream_.native()));
+    results.resize(count);
+    unsigned long long used = 0;
+    copy_to_host(results.data(), traced.data(), count * sizeof(TracedPair), stream_);
+    copy_to_host(&used, fill.data(), sizeof used, stream_);
+    stream_.synchronize();
+    const std::size_t base = out.runs.size();
+    out.runs.resize(base + used);
+    if (used > 0) {
+      copy_to_host(out.runs.data() + base, runs.data(), used * sizeof(std::uint32_t), stream_);
+      stream_.synchronize();
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      TracedPair p = results[k];
+      p.run_offset += base;
+      out.pairs[batch.pairs[k]] = p;
+    }
+    for (DeviceBuffer* b : {&jobs, &words, &edges, &runs, &traced, &fill})
+      scratch_pool_.release(std::move(*b));
+  }
+  return Status::kSuccess;
+}
+
+}  // namespace seqfuse::gpu

@@ -1,0 +1,63 @@
+// Device engine for full alignments (score, end and begin cells, CIGAR) of a
+// list of (query, target) pairs: one thread per pair fills a grid of 4-bit
+// direction codes in device memory and walks it back, all on the device
+// (trace_dp.hpp holds that code, shared with a CPU emulation). Results equal
+// the scalar reference_align field by field. Plain C++ header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+#include "score_db.hpp"
+#include "trace_dp.hpp"
+
+namespace seqfuse::gpu {
+
+struct TracePair {
+  std::uint32_t query;   // index into the tracer's queries
+  std::uint32_t target;  // index into its targets
+};
+
+struct TraceOutput {
+  // By input pair. Refused pairs keep a default TracedPair.
+  std::vector<align::trace::TracedPair> pairs;
+  // CIGAR runs (align::trace::pack_run) of every pair, in forward order:
+  // pairs[k] owns runs[run_offset, run_offset + run_count).
+  std::vector<std::uint32_t> runs;
+  // Input positions of pairs whose direction grid alone does not fit the
+  // device budget: not traced here; the caller traces them on the CPU.
+  std::vector<std::uint32_t> refused;
+};
+
+class DeviceTracer {
+ public:
+  // Uploads both sequence sets once (letter codes back to back; sequence k
+  // is codes[offsets[k], offsets[k+1])). Throws OutOfDeviceMemory when they
+  // do not fit.
+  DeviceTracer(std::span<const std::uint8_t> query_codes,
+               std::span<const std::uint64_t> query_offsets,
+               std::span<const std::uint8_t> target_codes,
+               std::span<const std::uint64_t> target_offsets);
+
+  [[nodiscard]] static Status can_implement(const ScoreParams& params);
+
+  // Traces every pair. Batches are cut so each holds at most `budget_bytes`
+  // of scratch device memory (0: a share of what is free now). Blocks until
+  // the results are on the host: per batch one launch, then the results and
+  // the used part of the run buffer come back (no per-pair round trip).
+  [[nodiscard]] Status trace(const ScoreParams& params, std::span<const TracePair> pairs,
+                             TraceOutput& out, std::uint64_t budget_bytes = 0);
+
+ private:
+  std::vector<std::uint64_t> query_offsets_, target_offsets_;
+  std::uint8_t query_max_code_ = 0, target_max_code_ = 0;
+  DeviceBuffer query_codes_, target_codes_;
+  DevicePool scratch_pool_;
+  Stream stream_;
+};
+
+}  // namespace seqfuse::gpu

@@ -1,0 +1,117 @@
+#include "align/gpu_traceback.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "core/error.hpp"
+
+#if SEQFUSE_HAVE_GPU
+#include "align/gpu_params.hpp"
+#include "align/reference.hpp"
+#include "core/report.hpp"
+#include "gpu/align/traceback.hpp"
+#endif
+
+namespace seqfuse::align {
+
+AlignResult traced_result(const trace::TracedPair& pair, std::span<const std::uint32_t> runs) {
+  AlignResult r;
+  r.traced = true;
+  r.score = pair.score;
+  r.query_end = pair.query_end;
+  r.target_end = pair.target_end;
+  r.query_begin = pair.query_begin;
+  r.target_begin = pair.target_begin;
+  r.matches = pair.matches;
+  r.alignment_length = pair.columns;
+  if (pair.run_offset + pair.run_count > runs.size())
+    throw Error("internal: GPU traceback runs out of range");
+  // A run split at kMaxRunLength continues in the next one: merge them, as
+  // CigarBuilder would.
+  std::uint64_t length = 0;
+  std::uint32_t op = 4;
+  const auto flush = [&] {
+    if (length == 0) return;
+    r.cigar += std::to_string(length);
+    r.cigar += trace::op_letter(op);
+  };
+  for (std::uint32_t k = 0; k < pair.run_count; ++k) {
+    const std::uint32_t run = runs[pair.run_offset + k];
+    if (trace::run_op(run) != op) {
+      flush();
+      op = trace::run_op(run);
+      length = 0;
+    }
+    length += trace::run_length(run);
+  }
+  flush();
+  return r;
+}
+
+#if SEQFUSE_HAVE_GPU
+
+struct GpuTracer::State {
+  const ScoringScheme* scheme;
+  AlignMode mode;
+  const EncodedSequences* queries;
+  const EncodedSequences* targets;
+  gpu::ScoreParams params;
+  gpu::DeviceTracer tracer;
+  gpu::TraceOutput output;
+};
+
+GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
+                     const EncodedSequences& targets)
+    // State holds device objects that cannot move: built in place.
+    : state_(new State{&scheme,
+                       mode,
+                       &queries,
+                       &targets,
+                       gpu_score_params(scheme, mode),
+                       gpu::DeviceTracer(queries.flat_codes(), queries.offsets(),
+                                         targets.flat_codes(), targets.offsets()),
+                       {}}) {}
+
+GpuTracer::~GpuTracer() = default;
+
+void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignResult> out) {
+  if (pairs.size() != out.size())
+    throw std::invalid_argument("GpuTracer::align_pairs: pairs and out differ in size");
+  Stopwatch clock;
+  std::vector<gpu::TracePair> list(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
+  gpu::TraceOutput& o = state_->output;
+  const gpu::Status status = state_->tracer.trace(state_->params, list, o);
+  if (status != gpu::Status::kSuccess)
+    throw Error(std::string("GPU traceback refused its input: ") + gpu::to_string(status));
+  device_seconds_ += clock.seconds();
+  std::size_t next_refused = 0;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    if (next_refused < o.refused.size() && o.refused[next_refused] == k) {
+      ++next_refused;
+      continue;
+    }
+    out[k] = traced_result(o.pairs[k], o.runs);
+  }
+  // Too large for the device's memory: the scalar reference on the host.
+  for (std::uint32_t k : o.refused) {
+    out[k] = reference_align(state_->mode, *state_->scheme, (*state_->queries)[pairs[k].query],
+                             (*state_->targets)[pairs[k].target]);
+    ++cpu_pairs_;
+  }
+}
+
+#else  // no GPU backend in this build
+
+struct GpuTracer::State {};
+
+GpuTracer::GpuTracer(const ScoringScheme&, AlignMode, const EncodedSequences&,
+                     const EncodedSequences&) {
+  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
+}
+GpuTracer::~GpuTracer() = default;
+void GpuTracer::align_pairs(std::span<const PairIndex>, std::span<AlignResult>) {}
+
+#endif
+
+}  // namespace seqfuse::align

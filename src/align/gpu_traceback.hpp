@@ -1,0 +1,48 @@
+// The GPU side of --traceback, seen from src/: full alignments (begin and
+// end cells, CIGAR, identity) of many pairs computed by
+// gpu/align/traceback.cu, equal to reference_align. Plain C++; in a build
+// without a GPU backend the constructor throws (the GPU path is never taken).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "align/alignment.hpp"
+#include "align/cpu_engine.hpp"
+#include "align/scoring.hpp"
+#include "gpu/align/trace_dp.hpp"
+
+namespace seqfuse::align {
+
+// The AlignResult of one traced pair: its fields, and the CIGAR string built
+// from its runs (runs[pair.run_offset, + run_count), forward order).
+[[nodiscard]] AlignResult traced_result(const trace::TracedPair& pair,
+                                        std::span<const std::uint32_t> runs);
+
+// Queries and targets uploaded once, then any number of pair lists traced.
+class GpuTracer {
+ public:
+  GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
+            const EncodedSequences& targets);
+  ~GpuTracer();
+  GpuTracer(const GpuTracer&) = delete;
+  GpuTracer& operator=(const GpuTracer&) = delete;
+
+  // out[k]: queries[pairs[k].query] aligned with targets[pairs[k].target].
+  // Pairs whose matrix alone would not fit device memory are traced on the
+  // CPU by the scalar reference (same results, slower).
+  void align_pairs(std::span<const PairIndex> pairs, std::span<AlignResult> out);
+
+  [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }
+  // Pairs the device refused and the CPU traced, over all calls.
+  [[nodiscard]] std::uint64_t cpu_pairs() const noexcept { return cpu_pairs_; }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  double device_seconds_ = 0;
+  std::uint64_t cpu_pairs_ = 0;
+};
+
+}  // namespace seqfuse::align

@@ -1,0 +1,220 @@
+// The GPU traceback's device code run on the CPU: the batch planner
+// (trace_plan.hpp), the per-pair fill and walks (trace_dp.hpp, the very
+// functions the kernel calls) and the host decoding (traced_result), over
+// interleaved groups and small budgets that force many batches. Each pair
+// must equal reference_align field by field. CI runs it; the [gpu] test in
+// tests/gpu checks the kernel itself.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "align/cigar.hpp"
+#include "align/gpu_traceback.hpp"
+#include "align/reference.hpp"
+#include "gpu/align/trace_plan.hpp"
+#include "test_align_support.hpp"
+
+namespace {
+
+using seqfuse::align::AlignMode;
+using seqfuse::align::AlignResult;
+using seqfuse::align::Codes;
+using seqfuse::align::GapPenalties;
+using seqfuse::align::ScoringScheme;
+namespace trace = seqfuse::align::trace;
+namespace test = seqfuse::align::test;
+
+struct PairSet {
+  std::vector<std::uint8_t> query_codes, target_codes;
+  std::vector<trace::PlanPair> pairs;
+  std::vector<std::vector<std::uint8_t>> queries, targets;  // for the reference
+
+  void add(std::vector<std::uint8_t> q, std::vector<std::uint8_t> t) {
+    pairs.push_back({query_codes.size(), target_codes.size(), static_cast<std::int32_t>(q.size()),
+                     static_cast<std::int32_t>(t.size())});
+    query_codes.insert(query_codes.end(), q.begin(), q.end());
+    target_codes.insert(target_codes.end(), t.begin(), t.end());
+    queries.push_back(std::move(q));
+    targets.push_back(std::move(t));
+  }
+};
+
+struct Emulated {
+  std::vector<AlignResult> results;  // by pair; refused pairs left default
+  std::vector<std::uint32_t> refused;
+  std::size_t batches = 0;
+};
+
+// What DeviceTracer::trace does, with host vectors for device buffers (filled
+// with garbage first, as fresh device memory may be) and the jobs of a batch
+// run in a shuffled order, as threads reserve their runs in any order.
+Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set,
+                 std::uint64_t budget, std::mt19937_64& rng) {
+  const bool local = mode == AlignMode::local;
+  const int alphabet = static_cast<int>(scheme.alphabet_size());
+  std::vector<int> matrix(scheme.table().begin(), scheme.table().end());
+  const trace::TracePlan plan = trace::plan_traceback(set.pairs, budget);
+  Emulated out;
+  out.results.resize(set.pairs.size());
+  out.refused = plan.refused;
+  out.batches = plan.batches.size();
+  for (const trace::TraceBatch& batch : plan.batches) {
+    REQUIRE(batch.bytes() <= budget);
+    std::vector<std::uint32_t> words(batch.words + 1, 0xA5A5A5A5u);
+    std::vector<trace::EdgeCell> edges(batch.edges + 1, trace::EdgeCell{-123456, 987654});
+    std::vector<std::uint32_t> runs(batch.runs + 1, 0xFFFFFFFFu);
+    std::vector<trace::TracedPair> traced(batch.jobs.size());
+    const trace::TraceBuffers buffers{set.query_codes.data(),
+                                      set.target_codes.data(),
+                                      matrix.data(),
+                                      alphabet,
+                                      scheme.gaps(),
+                                      words.data(),
+                                      edges.data()};
+    std::vector<std::size_t> order(batch.jobs.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    std::uint64_t fill = 0;
+    for (std::size_t k : order) {
+      const trace::TraceJob& job = batch.jobs[k];
+      trace::TracedPair p = trace::trace_job_fill(local, job, buffers);
+      if (p.run_count > 0) {
+        p.run_offset = fill;
+        fill += p.run_count;
+        REQUIRE(fill <= batch.runs);
+        trace::trace_job_write(local, job, buffers, p, runs.data() + p.run_offset);
+      }
+      traced[job.out] = p;
+    }
+    runs.resize(fill);
+    for (std::size_t k = 0; k < batch.jobs.size(); ++k)
+      out.results[batch.pairs[k]] = seqfuse::align::traced_result(traced[k], runs);
+  }
+  return out;
+}
+
+void require_same(const AlignResult& got, const AlignResult& want, std::size_t k,
+                  std::size_t& wrong) {
+  const bool same = got.traced && got.score == want.score && got.query_end == want.query_end &&
+                    got.target_end == want.target_end && got.query_begin == want.query_begin &&
+                    got.target_begin == want.target_begin && got.cigar == want.cigar &&
+                    got.matches == want.matches && got.alignment_length == want.alignment_length;
+  if (!same && ++wrong <= 5) {
+    UNSCOPED_INFO("pair " << k << ": emulated " << got.score << " [" << got.query_begin << ","
+                          << got.target_begin << "]-[" << got.query_end << "," << got.target_end
+                          << "] " << got.cigar << " m" << got.matches << " l"
+                          << got.alignment_length << "; reference " << want.score << " ["
+                          << want.query_begin << "," << want.target_begin << "]-[" << want.query_end
+                          << "," << want.target_end << "] " << want.cigar << " m" << want.matches
+                          << " l" << want.alignment_length);
+  }
+}
+
+void check_against_reference(const ScoringScheme& scheme, AlignMode mode, const PairSet& set,
+                             std::uint64_t budget, std::mt19937_64& rng) {
+  const Emulated e = emulate(scheme, mode, set, budget, rng);
+  CHECK(e.refused.empty());
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < set.pairs.size(); ++k) {
+    const AlignResult want =
+        seqfuse::align::reference_align(mode, scheme, set.queries[k], set.targets[k]);
+    require_same(e.results[k], want, k, wrong);
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("emulated GPU traceback equals reference_align on random pairs", "[align][traceback]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  for (const auto& scheme_case : test::all_scheme_cases()) {
+    for (const GapPenalties gaps :
+         {GapPenalties{11, 1}, GapPenalties{10, 2}, GapPenalties{5, 2}, GapPenalties{1, 1}}) {
+      const ScoringScheme scheme = test::make_scheme(scheme_case, gaps);
+      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
+                                << seqfuse::align::mode_name(mode));
+        PairSet set;
+        for (int k = 0; k < 60; ++k) {
+          const int m = k < 9 ? k / 3 : rng.uniform(1, 90);  // 0, 1, 2 each with 0, 1, 2
+          const int n = k < 9 ? k % 3 : rng.uniform(1, 90);
+          const std::string q = rng.random(scheme_case.letters, static_cast<std::size_t>(m));
+          const std::string t = k % 3 == 0 && k >= 9
+                                    ? rng.mutate(q, scheme_case.letters, 0.2)
+                                    : rng.random(scheme_case.letters, static_cast<std::size_t>(n));
+          set.add(test::encode(scheme, q), test::encode(scheme, t));
+        }
+        // A budget of a few groups: many batches, groups split across them.
+        check_against_reference(scheme, mode, set, 64 * 1024, rng.rng());
+      }
+    }
+  }
+}
+
+TEST_CASE("emulated GPU traceback: DNA with N and IUPAC, all-N, long and wide scores",
+          "[align][traceback]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const ScoringScheme dna = ScoringScheme::match_mismatch(2, -3, {5, 2});
+  const ScoringScheme protein = ScoringScheme::builtin("blosum62", {11, 1});
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    INFO(seqfuse::align::mode_name(mode));
+    PairSet set;
+    for (int k = 0; k < 40; ++k) {
+      const std::string q =
+          rng.random("ACGTNRYSWKMBDHV", static_cast<std::size_t>(rng.uniform(1, 300)));
+      set.add(test::encode(dna, q), test::encode(dna, rng.mutate(q, "ACGTN", 0.15)));
+    }
+    set.add(test::encode(dna, std::string(200, 'N')), test::encode(dna, std::string(150, 'N')));
+    set.add(test::encode(dna, std::string(37, 'N')), test::encode(dna, "ACGTACGT"));
+    // 2,000 bp near-identical: local scores near 4,000, global with long gaps.
+    const std::string base = rng.random("ACGT", 2000);
+    set.add(test::encode(dna, base), test::encode(dna, rng.mutate(base, "ACGT", 0.05)));
+    set.add(test::encode(dna, base), test::encode(dna, base.substr(300, 900)));
+    check_against_reference(dna, mode, set, std::uint64_t{8} << 20, rng.rng());
+
+    // Identical 6,000-residue proteins: a score far beyond 16 bits.
+    PairSet wide;
+    const std::string p = rng.random("ARNDCQEGHILKMFPSTWYV", 6000);
+    wide.add(test::encode(protein, p), test::encode(protein, p));
+    wide.add(test::encode(protein, p),
+             test::encode(protein, rng.mutate(p, "ARNDCQEGHILKMFPSTWYV", 0.1)));
+    check_against_reference(protein, mode, wide, std::uint64_t{64} << 20, rng.rng());
+  }
+}
+
+TEST_CASE("the traceback planner refuses pairs over the budget and keeps the rest",
+          "[align][traceback]") {
+  std::mt19937_64 rng(7);
+  const ScoringScheme dna = ScoringScheme::match_mismatch(2, -3, {5, 2});
+  PairSet set;
+  set.add(test::encode(dna, std::string(40, 'A')), test::encode(dna, std::string(40, 'A')));
+  set.add(test::encode(dna, std::string(3000, 'C')), test::encode(dna, std::string(3000, 'C')));
+  set.add(test::encode(dna, "ACGT"), test::encode(dna, ""));
+  // 3,000 x 3,000 needs ~4.5 MB of direction words: over a 1 MB budget.
+  const Emulated e = emulate(dna, AlignMode::global, set, 1 << 20, rng);
+  REQUIRE(e.refused == std::vector<std::uint32_t>{1});
+  for (std::size_t k : {0u, 2u}) {
+    const AlignResult want =
+        seqfuse::align::reference_align(AlignMode::global, dna, set.queries[k], set.targets[k]);
+    CHECK(e.results[k].cigar == want.cigar);
+    CHECK(e.results[k].score == want.score);
+    CHECK(e.results[k].query_begin == want.query_begin);
+  }
+}
+
+TEST_CASE("traced_result merges runs split at the run length limit", "[align][traceback]") {
+  trace::TracedPair p;
+  p.run_count = 3;
+  p.run_offset = 1;
+  const std::vector<std::uint32_t> runs{
+      trace::pack_run(trace::kOpDelete, 9), trace::pack_run(trace::kOpMatch, 5),
+      trace::pack_run(trace::kOpMatch, 2), trace::pack_run(trace::kOpInsert, 1)};
+  CHECK(seqfuse::align::traced_result(p, runs).cigar == "7=1I");
+  p.run_count = 4;
+  CHECK_THROWS(seqfuse::align::traced_result(p, runs));
+}
