@@ -7,9 +7,10 @@
 // before every batch (GpuEngineOptions::poison_buffers), so a value the
 // engine forgets to compute cannot pass.
 //
-// Tagged [gpu] only (not [embed]): CI has no GPU and runs "~[gpu]"; the GPU
-// machine runs them through scripts/device-run.sh. Without a device or a GPU
-// backend they fail on purpose, saying which.
+// The engine tests are tagged [gpu] only (not [embed]): CI has no GPU and
+// runs "~[gpu]"; the GPU machine runs them through scripts/device-run.sh.
+// Without a device or a GPU backend they fail on purpose, saying which. The
+// last test case ([embed]) checks the kernels' shared conversions on the CPU.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -24,10 +25,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
 #include "io/batch_reader.hpp"
 #include "models/cpu_forward.hpp"
 #include "models/esm_weights.hpp"
+#include "models/float16.hpp"
 #include "models/gpu_engine.hpp"
 #include "models/tokenizer.hpp"
 #include "test_embed_support.hpp"
@@ -353,4 +356,52 @@ TEST_CASE("embed GPU: the factory refuses head sizes without an attention kernel
   // 64 hidden over 8 heads: head size 8.
   model.config.num_heads = 8;
   CHECK_THROWS_AS(gpu_engine(model, ComputeType::fp32), seqfuse::Error);
+}
+
+// The element conversions the GPU kernels use (gpu/nn/nn_types.hpp) are
+// host-device code: CI checks them here on the CPU, exhaustively.
+TEST_CASE("embed GPU math: 16-bit conversions round to nearest even", "[embed]") {
+  namespace nn = seqfuse::gpu::nn;
+  for (std::uint32_t bits = 0; bits < 0x10000u; ++bits) {
+    const auto h = static_cast<std::uint16_t>(bits);
+    // fp16 -> float is exact, and back gives the same bits (NaN stays NaN).
+    const float f = nn::to_float(nn::f16_t{h});
+    CHECK(nn::float_bits(f) == nn::float_bits(f16_to_float(h)));  // the checkpoint reader's
+    const std::uint16_t f16_back = nn::to_f16(f).bits;
+    if (std::isnan(f))
+      CHECK(std::isnan(nn::to_float(nn::f16_t{f16_back})));
+    else
+      CHECK(f16_back == h);
+    const float b = nn::to_float(nn::bf16_t{h});
+    CHECK(nn::float_bits(b) == nn::float_bits(bf16_to_float(h)));
+    if (!std::isnan(b)) CHECK(nn::to_bf16(b).bits == h);
+  }
+  // Ties go to the even neighbour; just above a tie rounds up.
+  CHECK(nn::to_bf16(1.0f + 0x1p-8f).bits == nn::to_bf16(1.0f).bits);
+  CHECK(nn::to_bf16(1.0f + 0x1p-8f + 0x1p-20f).bits == nn::to_bf16(1.0f).bits + 1);
+  CHECK(nn::to_f16(1.0f + 0x1p-11f).bits == 0x3c00);
+  CHECK(nn::to_f16(1.0f + 3 * 0x1p-11f).bits == 0x3c02);
+  CHECK(nn::to_f16(65504.0f).bits == 0x7bff);
+  CHECK(nn::to_f16(65519.0f).bits == 0x7bff);
+  CHECK(nn::to_f16(65520.0f).bits == 0x7c00);  // rounds to infinity
+  CHECK(nn::to_f16(-1e9f).bits == 0xfc00);
+  CHECK(nn::to_f16(0x1p-25f).bits == 0);      // tie between 0 and the least subnormal
+  CHECK(nn::to_f16(0x1.01p-25f).bits == 1);   // just above it
+  CHECK(nn::to_f16(3 * 0x1p-25f).bits == 2);  // 1.5 subnormal steps: tie to even 2
+  CHECK(nn::to_f16(-0.0f).bits == 0x8000);
+  // Random floats: the result is one of the two neighbours, the nearer one.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> any(-70000.0f, 70000.0f);
+  for (int i = 0; i < 100000; ++i) {
+    const float x = any(rng) * (i % 2 ? 1.0f : 1e-6f);
+    const float r = nn::to_float(nn::to_f16(x));
+    if (std::abs(x) >= 65520.0f) {
+      CHECK(std::isinf(r));
+      continue;
+    }
+    const float up = nn::to_float(nn::f16_t{static_cast<std::uint16_t>(nn::to_f16(x).bits + 1)});
+    const float down = nn::to_float(nn::f16_t{static_cast<std::uint16_t>(nn::to_f16(x).bits - 1)});
+    CHECK(std::abs(r - x) <= std::abs(up - x));
+    CHECK(std::abs(r - x) <= std::abs(down - x));
+  }
 }
