@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "../vendor.cuh"
 #include "attention.hpp"
 #include "launch.cuh"
 

@@ -1,3 +1,4 @@
+#include "../vendor.cuh"
 #include "convert.hpp"
 #include "launch.cuh"
 

@@ -1,3 +1,4 @@
+#include "../vendor.cuh"
 #include "embedding.hpp"
 #include "launch.cuh"
 

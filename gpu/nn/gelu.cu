@@ -1,3 +1,4 @@
+#include "../vendor.cuh"
 #include "gelu.hpp"
 #include "launch.cuh"
 #include "nn_math.hpp"

@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "../vendor.cuh"
 #include "core/error.hpp"
 #include "gemm.hpp"
 #include "launch.cuh"

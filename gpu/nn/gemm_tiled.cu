@@ -1,6 +1,7 @@
 // A portable tiled GEMM for y = x w^T + bias: 64 x 64 output tiles, 16-deep
 // k slices staged in shared memory, 4 x 4 outputs per thread, fp32
 // accumulation. No vendor intrinsics, no warp-size assumption.
+#include "../vendor.cuh"
 #include "gemm.hpp"
 #include "launch.cuh"
 

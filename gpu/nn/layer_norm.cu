@@ -1,3 +1,4 @@
+#include "../vendor.cuh"
 #include "launch.cuh"
 #include "layer_norm.hpp"
 #include "nn_math.hpp"

@@ -5,6 +5,7 @@
 // the host and needs no vendor intrinsics on the device.
 #pragma once
 
+// Device code must include ../vendor.cuh before this (HIP defines __host__ there).
 #include "../primitives/host_device.hpp"
 
 namespace seqfuse::gpu::nn {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+// Device code must include ../vendor.cuh before this (HIP defines __host__ there).
 #include "../primitives/host_device.hpp"
 
 namespace seqfuse::gpu::nn {

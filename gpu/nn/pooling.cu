@@ -1,3 +1,4 @@
+#include "../vendor.cuh"
 #include "launch.cuh"
 #include "nn_types.hpp"
 #include "pooling.hpp"

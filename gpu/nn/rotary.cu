@@ -1,3 +1,4 @@
+#include "../vendor.cuh"
 #include "launch.cuh"
 #include "rotary.hpp"
 
