@@ -19,7 +19,8 @@
 
 #include "dp_cell.hpp"
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
+// Only the device passes: g++ (nvcc's host pass, CPU builds) warns on it.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define SF_TRACE_UNROLL _Pragma("unroll")
 #else
 #define SF_TRACE_UNROLL

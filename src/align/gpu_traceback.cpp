@@ -61,7 +61,7 @@ struct GpuTracer::State {
 };
 
 GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
-                     const EncodedSequences& targets)
+                     const EncodedSequences& targets, std::uint64_t device_budget_bytes)
     // State holds device objects that cannot move: built in place.
     : state_(new State{&scheme,
                        mode,
@@ -70,7 +70,8 @@ GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedS
                        gpu_score_params(scheme, mode),
                        gpu::DeviceTracer(queries.flat_codes(), queries.offsets(),
                                          targets.flat_codes(), targets.offsets()),
-                       {}}) {}
+                       {}}),
+      budget_(device_budget_bytes) {}
 
 GpuTracer::~GpuTracer() = default;
 
@@ -81,7 +82,7 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   std::vector<gpu::TracePair> list(pairs.size());
   for (std::size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
   gpu::TraceOutput& o = state_->output;
-  const gpu::Status status = state_->tracer.trace(state_->params, list, o);
+  const gpu::Status status = state_->tracer.trace(state_->params, list, o, budget_);
   if (status != gpu::Status::kSuccess)
     throw Error(std::string("GPU traceback refused its input: ") + gpu::to_string(status));
   device_seconds_ += clock.seconds();
@@ -106,7 +107,7 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
 struct GpuTracer::State {};
 
 GpuTracer::GpuTracer(const ScoringScheme&, AlignMode, const EncodedSequences&,
-                     const EncodedSequences&) {
+                     const EncodedSequences&, std::uint64_t) {
   throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
 }
 GpuTracer::~GpuTracer() = default;

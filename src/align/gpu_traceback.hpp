@@ -23,8 +23,10 @@ namespace seqfuse::align {
 // Queries and targets uploaded once, then any number of pair lists traced.
 class GpuTracer {
  public:
+  // device_budget_bytes: scratch device memory per batch (0: a share of
+  // what is free); tests lower it to exercise the CPU fallback.
   GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
-            const EncodedSequences& targets);
+            const EncodedSequences& targets, std::uint64_t device_budget_bytes = 0);
   ~GpuTracer();
   GpuTracer(const GpuTracer&) = delete;
   GpuTracer& operator=(const GpuTracer&) = delete;
@@ -41,6 +43,7 @@ class GpuTracer {
  private:
   struct State;
   std::unique_ptr<State> state_;
+  std::uint64_t budget_ = 0;
   double device_seconds_ = 0;
   std::uint64_t cpu_pairs_ = 0;
 };
