@@ -1,5 +1,6 @@
 // The boundary between the embed job and the engines that run ESM-2's
-// forward pass: the CPU engine here (cpu_forward.hpp), a GPU engine later.
+// forward pass: the CPU engine (cpu_forward.hpp) and the GPU engine
+// (gpu_engine.hpp, over the ops in gpu/nn).
 //
 // A GPU backend plugs in by implementing EmbeddingEngine over an EsmModel
 // (plain fp32 host arrays, uploaded and converted to its compute type as it
