@@ -21,7 +21,7 @@
 # Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
 set -euo pipefail
 
-CASES=(fastq_parse_plain fastq_parse_gzip protein_search kmer_count kmer_count_gzip kmer_count_cpu)
+CASES=(fastq_parse_plain fastq_parse_gzip protein_search kmer_count kmer_count_gzip kmer_count_cpu dna_pairs)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 bin="" seeds="" work="" runs=10 warmup=2
@@ -247,6 +247,77 @@ case_kmer_count_cpu() {
     "$(kmc_command "$dir" "$kmer_reads" "$threads")" \
     "awk '\$2 > 0' $(q "$dir/kmc.histo") | tr '\t' ' ' | cmp - $(q "$dir/seqfuse.histo")" \
     "$(($(wc -l <"$kmer_reads") / 4)) E. coli reads x 150 bp, 1% subst., plain; seqfuse on the CPU (--device cpu), k=31 canonical, histogram; $threads threads"
+}
+
+# DNA pairs, the issue's workload: 1 M pairs of 150 bp cut from the lambda
+# genome of bowtie2-examples (100 K with --quick), each target a copy of its
+# query's window shifted by up to 3 bases, with 3 substitutions and a 1-3
+# base insertion or deletion in most pairs (awk, fixed seed). NW and SW,
+# DNA 2/-3, gaps 5/2; seqfuse --pairs score-only and with --traceback.
+# parasail_aligner has no pairs mode: it aligns the first sqrt(N) queries
+# against the first sqrt(N) targets, the same number of 150 x 150 pairs and
+# cells (its striped "sat" kernels for scores, its striped traceback kernels
+# with SAM output for --traceback). Checks: seqfuse's CSV on that
+# all-against-all equals parasail's (scores, end cells), and the traced
+# pairs' scores and end cells equal the score-only run's.
+case_dna_pairs() {
+  local sf lambda dir pairs=1000000 side threads
+  sf=$(find_bin seqfuse)
+  [ -n "$sf" ] || { skip "seqfuse is not built"; return 0; }
+  need_tool parasail_aligner awk gzip sort cmp cut || return 0
+  lambda="$seeds/lambda_virus.fa.gz"
+  if [ ! -f "$lambda" ] && command -v dpkg >/dev/null; then
+    lambda=$(dpkg -L bowtie2-examples 2>/dev/null | grep -m1 '/lambda_virus.fa.gz$') || true
+  fi
+  [ -n "$lambda" ] && [ -f "$lambda" ] ||
+    { skip "no lambda_virus.fa.gz in '$seeds' and bowtie2-examples is not installed"; return 0; }
+  ((quick)) && pairs=100000
+  side=$(awk -v n="$pairs" 'BEGIN { s = int(sqrt(n)); while (s * s < n) s++; print s }')
+  threads=$(nproc)
+  dir="$work/dna_pairs"
+  mkdir -p "$dir"
+  if [ "$(cat "$dir/stamp" 2>/dev/null)" != "$pairs" ]; then
+    log "making $pairs pairs of 150 bp from $lambda -> $dir"
+    gzip -dc "$lambda" | awk -v pairs="$pairs" -v q="$dir/q.fa" -v t="$dir/t.fa" '
+      /^>/ { next }
+      { g = g toupper($0) }
+      END {
+        srand(20261123); L = length(g)
+        for (k = 0; k < pairs; k++) {
+          s = 4 + int(rand() * (L - 160)); a = substr(g, s, 150)
+          b = substr(g, s + int(rand() * 7) - 3, 150)
+          for (x = 0; x < 3; x++) {
+            p = 1 + int(rand() * 150); b = substr(b, 1, p - 1) substr("ACGT", 1 + int(rand() * 4), 1) substr(b, p + 1)
+          }
+          r = rand(); p = 1 + int(rand() * 140); d = 1 + int(rand() * 3)
+          if (r < 0.35) b = substr(b, 1, p) substr(b, p + d + 1)
+          else if (r < 0.7) b = substr(b, 1, p) substr("GATTACA", 1 + int(rand() * 4), d) substr(b, p + 1)
+          printf ">p%d_%d\n%s\n", k, s, a > q
+          printf ">p%d_%d_mut\n%s\n", k, s, b > t
+        }
+      }'
+    awk -v n=$((side * 2)) 'NR <= n' "$dir/q.fa" >"$dir/q_side.fa"
+    awk -v n=$((side * 2)) 'NR <= n' "$dir/t.fa" >"$dir/t_side.fa"
+    echo "$pairs" >"$dir/stamp"
+  fi
+  local desc="$pairs lambda pairs x 150 bp (bowtie2-examples; parasail: $side x $side all-against-all, same cells), DNA 2/-3 gaps 5/2, $threads threads"
+  local mode sub parasail_args
+  for mode in sw nw; do
+    sub=align-$mode
+    parasail_args="-x -d -M 2 -X 3 -o 5 -e 2 -t $threads -q $(q "$dir/q_side.fa") -f $(q "$dir/t_side.fa")"
+    runs=$((quick ? 3 : 5)) warmup=1 compare "dna-pairs-$mode" \
+      "$(q "$sf") $sub $(q "$dir/q.fa") $(q "$dir/t.fa") --pairs --match 2 --mismatch -3 --gap-open 5 --gap-extend 2 -t $threads -q -o $(q "$dir/$mode.tsv")" \
+      "parasail_aligner $parasail_args -a ${mode}_striped_sat -g $(q "$dir/parasail_$mode.csv") <&- >/dev/null" \
+      "$(q "$sf") $sub $(q "$dir/q_side.fa") $(q "$dir/t_side.fa") --top 0 --format csv --match 2 --mismatch -3 --gap-open 5 --gap-extend 2 -t $threads -q | sort > $(q "$dir/a_$mode.csv") && sort $(q "$dir/parasail_$mode.csv") > $(q "$dir/b_$mode.csv") && cmp $(q "$dir/a_$mode.csv") $(q "$dir/b_$mode.csv")" \
+      "$desc, $mode score-only"
+    runs=3 warmup=1 compare "dna-pairs-$mode-traceback" \
+      "$(q "$sf") $sub $(q "$dir/q.fa") $(q "$dir/t.fa") --pairs --traceback --match 2 --mismatch -3 --gap-open 5 --gap-extend 2 -t $threads -q -o $(q "$dir/${mode}_traced.tsv")" \
+      "parasail_aligner $parasail_args -a ${mode}_trace_striped_sat -O SAM -g $(q "$dir/parasail_$mode.sam") <&- >/dev/null" \
+      "cut -f1-7 $(q "$dir/${mode}_traced.tsv") | cmp - <(cut -f1-7 $(q "$dir/$mode.tsv"))" \
+      "$desc, $mode with CIGAR"
+    "$sf" "$sub" "$dir/q.fa" "$dir/t.fa" --pairs --traceback --match 2 --mismatch -3 --gap-open 5 \
+      --gap-extend 2 -t "$threads" -o /dev/null 2>&1 | tail -1 | sed 's/^/bench: /'
+  done
 }
 
 parse_args() {
