@@ -144,6 +144,7 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
       int diag = diag_top;  // H(i0 - 1, j - 1)
       diag_top = h_up;
       std::uint32_t word = 0;
+      int column_best = 0;
       SF_TRACE_UNROLL
       for (int r = 0; r < kTraceRows; ++r) {
         if (i0 + r < m) {
@@ -156,11 +157,7 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
           f = cell.f;
           h_up = cell.h;
           word |= static_cast<std::uint32_t>(bits) << (4 * (r % kCellsPerWord));
-          if (local && (cell.h > end.score || (cell.h == end.score && j < end.target_end))) {
-            end.score = cell.h;
-            end.query_end = i0 + r;
-            end.target_end = j;
-          }
+          if (local) column_best = max_of(column_best, cell.h);
         }
         if (r % kCellsPerWord == kCellsPerWord - 1) {
           if (i0 + r - (kCellsPerWord - 1) < m) grid.store((i0 + r) / kCellsPerWord, j, word);
@@ -170,6 +167,16 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
       // Every row of this chunk exists when a next chunk does: h_up and f
       // are then H and F of the chunk's last row.
       if (i0 + kTraceRows < m) edge.store(j, EdgeCell{h_up, f});
+      // Columns come in order within a chunk, so a later chunk (larger i)
+      // takes over an equal score only at a smaller j. column_best > 0 here,
+      // so rows past the query's end (H = 0) never match it.
+      if (local && (column_best > end.score || (column_best == end.score && j < end.target_end))) {
+        end.score = column_best;
+        end.target_end = j;
+        SF_TRACE_UNROLL
+        for (int r = kTraceRows - 1; r >= 0; --r)
+          if (H[r] == column_best) end.query_end = i0 + r;
+      }
     }
   }
   if (!local) {
