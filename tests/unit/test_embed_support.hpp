@@ -60,6 +60,9 @@ inline Agreement compare(const float* got, const std::vector<double>& want) {
     want_norm += want[i] * want[i];
     diff += (got[i] - want[i]) * (got[i] - want[i]);
   }
+  // A zero vector (a <mask> token's row of the embedding output: token
+  // dropout zeroes it) agrees only with an exact zero; cosine is undefined there.
+  if (want_norm == 0) return got_norm == 0 ? Agreement{1, 0} : Agreement{0, 1};
   return {dot / std::sqrt(got_norm * want_norm), std::sqrt(diff / want_norm)};
 }
 
