@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <numeric>
 #include <span>
 #include <vector>
 
@@ -48,8 +47,9 @@ struct TraceBatch {
 
 struct TracePlan {
   std::vector<TraceBatch> batches;
-  // Pairs whose own matrix does not fit the budget: the caller traces them
-  // on the CPU (the scalar reference).
+  // Pairs whose own matrix does not fit the budget, or too long for one
+  // GPU thread: the caller traces them on the CPU (the scalar reference).
+  // Ascending.
   std::vector<std::uint32_t> refused;
 };
 
@@ -103,16 +103,28 @@ inline void add_group(std::span<const PlanPair> pairs, std::span<const std::uint
 
 }  // namespace detail
 
-// Plans batches of at most `budget_bytes` of device memory each.
-inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t budget_bytes) {
-  std::vector<std::uint32_t> order(pairs.size());
-  std::iota(order.begin(), order.end(), 0u);
+// Plans batches of at most `budget_bytes` of device memory each. Pairs of
+// more than `max_cells` cells are refused too: one GPU thread fills cells
+// several times slower than a CPU core, so a lone huge pair is faster on
+// the CPU (a warp per pair would change that).
+inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t budget_bytes,
+                                std::uint64_t max_cells = UINT64_MAX) {
+  TracePlan plan;
+  std::vector<std::uint32_t> order;
+  order.reserve(pairs.size());
+  for (std::uint32_t k = 0; k < pairs.size(); ++k) {
+    const std::uint64_t cells =
+        static_cast<std::uint64_t>(pairs[k].m) * static_cast<std::uint64_t>(pairs[k].n);
+    if (cells > max_cells)
+      plan.refused.push_back(k);
+    else
+      order.push_back(k);
+  }
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     if (pairs[a].m != pairs[b].m) return pairs[a].m > pairs[b].m;
     return pairs[a].n > pairs[b].n;
   });
 
-  TracePlan plan;
   TraceBatch batch;
   const auto close_batch = [&] {
     if (!batch.jobs.empty()) plan.batches.push_back(std::move(batch));

@@ -81,6 +81,10 @@ std::uint64_t default_budget() {
                                    std::uint64_t{16} << 30);
 }
 
+// Pairs of more cells go to the CPU: at some 10^8 cells per second, one
+// GPU thread would take seconds on them (a 16,000 x 16,000 pair: ~3 s).
+constexpr std::uint64_t kMaxDeviceCells = std::uint64_t{1} << 28;
+
 }  // namespace
 
 DeviceTracer::DeviceTracer(std::span<const std::uint8_t> query_codes,
@@ -118,8 +122,8 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
     plan_pairs[k].n =
         static_cast<std::int32_t>(target_offsets_[p.target + 1] - target_offsets_[p.target]);
   }
-  const align::trace::TracePlan plan =
-      align::trace::plan_traceback(plan_pairs, budget_bytes ? budget_bytes : default_budget());
+  const align::trace::TracePlan plan = align::trace::plan_traceback(
+      plan_pairs, budget_bytes ? budget_bytes : default_budget(), kMaxDeviceCells);
 
   out.pairs.assign(pairs.size(), TracedPair{});
   out.runs.clear();

@@ -28,8 +28,10 @@ struct TraceOutput {
   // CIGAR runs (align::trace::pack_run) of every pair, in forward order:
   // pairs[k] owns runs[run_offset, run_offset + run_count).
   std::vector<std::uint32_t> runs;
-  // Input positions of pairs whose direction grid alone does not fit the
-  // device budget: not traced here; the caller traces them on the CPU.
+  // Input positions (ascending) of pairs not traced here, which the caller
+  // traces on the CPU: their direction grid alone does not fit the device
+  // budget, or they have over 2^28 cells (a 16,000 x 16,000 pair), which one
+  // GPU thread fills several times slower than a CPU core.
   std::vector<std::uint32_t> refused;
 };
 

@@ -50,11 +50,11 @@ struct Emulated {
 // with garbage first, as fresh device memory may be) and the jobs of a batch
 // run in a shuffled order, as threads reserve their runs in any order.
 Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set,
-                 std::uint64_t budget, std::mt19937_64& rng) {
+                 std::uint64_t budget, std::mt19937_64& rng, std::uint64_t max_cells = UINT64_MAX) {
   const bool local = mode == AlignMode::local;
   const int alphabet = static_cast<int>(scheme.alphabet_size());
   std::vector<int> matrix(scheme.table().begin(), scheme.table().end());
-  const trace::TracePlan plan = trace::plan_traceback(set.pairs, budget);
+  const trace::TracePlan plan = trace::plan_traceback(set.pairs, budget, max_cells);
   Emulated out;
   out.results.resize(set.pairs.size());
   out.refused = plan.refused;
@@ -207,6 +207,22 @@ TEST_CASE("the traceback planner refuses pairs over the budget and keeps the res
     CHECK(e.results[k].score == want.score);
     CHECK(e.results[k].query_begin == want.query_begin);
   }
+}
+
+TEST_CASE("the traceback planner refuses pairs over the cell limit", "[align][traceback]") {
+  std::mt19937_64 rng(11);
+  const ScoringScheme dna = ScoringScheme::match_mismatch(2, -3, {5, 2});
+  PairSet set;
+  for (int len : {50, 400, 20, 401, 0}) {
+    set.add(test::encode(dna, std::string(static_cast<std::size_t>(len), 'G')),
+            test::encode(dna, std::string(400, 'G')));
+  }
+  const Emulated e = emulate(dna, AlignMode::local, set, std::uint64_t{64} << 20, rng, 400 * 400);
+  REQUIRE(e.refused == std::vector<std::uint32_t>{3});
+  for (std::size_t k : {0u, 1u, 2u, 4u})
+    CHECK(e.results[k].cigar ==
+          seqfuse::align::reference_align(AlignMode::local, dna, set.queries[k], set.targets[k])
+              .cigar);
 }
 
 TEST_CASE("traced_result merges runs split at the run length limit", "[align][traceback]") {
