@@ -46,6 +46,32 @@ struct Emulated {
   std::size_t batches = 0;
 };
 
+// Every direction word and edge cell a job may write lies inside the batch
+// and belongs to that job alone.
+void require_disjoint_footprints(const trace::TraceBatch& batch) {
+  std::vector<std::uint8_t> word_owner(batch.words, 0), edge_owner(batch.edges, 0);
+  std::size_t clashes = 0;
+  for (const trace::TraceJob& job : batch.jobs) {
+    if (job.m == 0 || job.n == 0) continue;
+    REQUIRE(static_cast<std::uint64_t>(job.n) <= job.columns);
+    const trace::DirectionGrid grid{nullptr, job.stride, job.columns};
+    for (std::uint32_t w = 0; w < trace::word_rows(static_cast<std::uint32_t>(job.m)); ++w) {
+      for (int j = 0; j < job.n; ++j) {
+        const std::uint64_t at = job.words + grid.at(w, static_cast<std::uint64_t>(j));
+        if (at >= batch.words) FAIL("direction word " << at << " past " << batch.words);
+        clashes += word_owner[at]++ != 0;
+      }
+    }
+    if (job.m <= trace::kTraceRows) continue;
+    for (int j = 0; j < job.n; ++j) {
+      const std::uint64_t at = job.edges + static_cast<std::uint64_t>(j) * job.stride;
+      if (at >= batch.edges) FAIL("edge cell " << at << " past " << batch.edges);
+      clashes += edge_owner[at]++ != 0;
+    }
+  }
+  CHECK(clashes == 0);
+}
+
 // What DeviceTracer::trace does, with host vectors for device buffers (filled
 // with garbage first, as fresh device memory may be) and the jobs of a batch
 // run in a shuffled order, as threads reserve their runs in any order.
@@ -72,6 +98,10 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set
                                       scheme.gaps(),
                                       words.data(),
                                       edges.data()};
+    require_disjoint_footprints(batch);
+    // Threads run at once on the device: every fill first, then every
+    // write, each in its own order, so a pair whose words another pair
+    // overwrote would walk differently the second time.
     std::vector<std::size_t> order(batch.jobs.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::shuffle(order.begin(), order.end(), rng);
@@ -79,14 +109,18 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set
     for (std::size_t k : order) {
       const trace::TraceJob& job = batch.jobs[k];
       trace::TracedPair p = trace::trace_job_fill(local, job, buffers);
-      if (p.run_count > 0) {
-        p.run_offset = fill;
-        fill += p.run_count;
-        REQUIRE(fill <= batch.runs);
-        trace::trace_job_write(local, job, buffers, p, runs.data() + p.run_offset);
-      }
+      p.run_offset = fill;
+      fill += p.run_count;
+      REQUIRE(fill <= batch.runs);
       traced[job.out] = p;
     }
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t k : order) {
+      const trace::TraceJob& job = batch.jobs[k];
+      const trace::TracedPair& p = traced[job.out];
+      trace::trace_job_write(local, job, buffers, p, runs.data() + p.run_offset);
+    }
+    CHECK(runs[batch.runs] == 0xFFFFFFFFu);  // nothing past the end
     runs.resize(fill);
     for (std::size_t k = 0; k < batch.jobs.size(); ++k)
       out.results[batch.pairs[k]] = seqfuse::align::traced_result(traced[k], runs);
