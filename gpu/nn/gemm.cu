@@ -13,7 +13,7 @@
 #include "launch.cuh"
 
 #if SEQFUSE_VENDOR_CUDA
-#include <cublasLt.h>
+#include "cublaslt_api.hpp"
 #endif
 
 namespace seqfuse::gpu::nn {
@@ -29,8 +29,8 @@ constexpr std::size_t kMaxPlans = 512;
 
 void check_lt(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw Error(std::string("cuBLASLt ") + call + " failed: " + cublasLtGetStatusName(status) +
-                " (" + cublasLtGetStatusString(status) + ")");
+    throw Error(std::string("cuBLASLt ") + call + " failed: " + cublaslt().status_name(status) +
+                " (" + cublaslt().status_string(status) + ")");
 }
 
 cudaDataType_t lt_type(NnType type) {
@@ -63,10 +63,10 @@ struct Plan {
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
   ~Plan() {
-    if (d) cublasLtMatrixLayoutDestroy(d);
-    if (b) cublasLtMatrixLayoutDestroy(b);
-    if (a) cublasLtMatrixLayoutDestroy(a);
-    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (d) cublaslt().layout_destroy(d);
+    if (b) cublaslt().layout_destroy(b);
+    if (a) cublaslt().layout_destroy(a);
+    if (desc) cublaslt().desc_destroy(desc);
   }
 };
 
@@ -82,12 +82,12 @@ struct LinearGemm::Impl {
 
   explicit Impl(GemmBackend b) : backend(b) {
     if (backend == GemmBackend::tiled) return;
-    check_lt(cublasLtCreate(&handle), "cublasLtCreate");
+    check_lt(cublaslt().create(&handle), "cublasLtCreate");
     workspace = DeviceBuffer(kWorkspaceBytes);
   }
   ~Impl() {
     plans.clear();
-    if (handle) cublasLtDestroy(handle);
+    if (handle) cublaslt().destroy(handle);
   }
 
   Plan& plan_for(const Linear& job) {
@@ -97,48 +97,48 @@ struct LinearGemm::Impl {
     if (plans.size() >= kMaxPlans) plans.clear();
     auto plan = std::make_unique<Plan>();
     const cudaDataType_t type = lt_type(job.type);
-    check_lt(cublasLtMatmulDescCreate(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+    check_lt(cublaslt().desc_create(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
              "cublasLtMatmulDescCreate");
     const cublasOperation_t transpose = CUBLAS_OP_T, keep = CUBLAS_OP_N;
-    check_lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
-                                            sizeof transpose),
+    check_lt(cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
+                                           sizeof transpose),
              "set TRANSA");
     check_lt(
-        cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep),
+        cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep),
         "set TRANSB");
     if (job.bias) {
       const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-      check_lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
-                                              sizeof epilogue),
+      check_lt(cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                             sizeof epilogue),
                "set EPILOGUE");
       const cudaDataType_t bias_type = CUDA_R_32F;
-      check_lt(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
-                                              &bias_type, sizeof bias_type),
+      check_lt(cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+                                             &bias_type, sizeof bias_type),
                "set BIAS_DATA_TYPE");
     }
     const auto in = static_cast<std::uint64_t>(job.in);
     const auto out = static_cast<std::uint64_t>(job.out);
     const auto rows = static_cast<std::uint64_t>(job.rows);
-    check_lt(cublasLtMatrixLayoutCreate(&plan->a, type, in, out, static_cast<std::int64_t>(in)),
+    check_lt(cublaslt().layout_create(&plan->a, type, in, out, static_cast<std::int64_t>(in)),
              "layout A");
-    check_lt(cublasLtMatrixLayoutCreate(&plan->b, type, in, rows, static_cast<std::int64_t>(in)),
+    check_lt(cublaslt().layout_create(&plan->b, type, in, rows, static_cast<std::int64_t>(in)),
              "layout B");
     check_lt(
-        cublasLtMatrixLayoutCreate(&plan->d, CUDA_R_32F, out, rows, static_cast<std::int64_t>(out)),
+        cublaslt().layout_create(&plan->d, CUDA_R_32F, out, rows, static_cast<std::int64_t>(out)),
         "layout D");
 
     cublasLtMatmulPreference_t preference = nullptr;
-    check_lt(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+    check_lt(cublaslt().preference_create(&preference), "cublasLtMatmulPreferenceCreate");
     const std::uint64_t workspace_bytes = workspace.size();
     cublasStatus_t status =
-        cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                             &workspace_bytes, sizeof workspace_bytes);
+        cublaslt().preference_set_attribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                            &workspace_bytes, sizeof workspace_bytes);
     cublasLtMatmulHeuristicResult_t result{};
     int found_count = 0;
     if (status == CUBLAS_STATUS_SUCCESS)
-      status = cublasLtMatmulAlgoGetHeuristic(handle, plan->desc, plan->a, plan->b, plan->d,
-                                              plan->d, preference, 1, &result, &found_count);
-    cublasLtMatmulPreferenceDestroy(preference);
+      status = cublaslt().algo_get_heuristic(handle, plan->desc, plan->a, plan->b, plan->d, plan->d,
+                                             preference, 1, &result, &found_count);
+    cublaslt().preference_destroy(preference);
     if (status == CUBLAS_STATUS_SUCCESS && found_count > 0) {
       plan->algo = result.algo;
       plan->usable = true;
@@ -157,13 +157,13 @@ struct LinearGemm::Impl {
     Plan& plan = plan_for(job);
     if (!plan.usable) return linear_tiled(job, stream);
     if (job.bias)
-      check_lt(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                                              &job.bias, sizeof job.bias),
+      check_lt(cublaslt().desc_set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                             &job.bias, sizeof job.bias),
                "set BIAS_POINTER");
     const float alpha = 1.0f, beta = 0.0f;
-    check_lt(cublasLtMatmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta, job.y,
-                            plan.d, job.y, plan.d, &plan.algo, workspace.data(), workspace.size(),
-                            native_stream(stream)),
+    check_lt(cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta,
+                               job.y, plan.d, job.y, plan.d, &plan.algo, workspace.data(),
+                               workspace.size(), native_stream(stream)),
              "cublasLtMatmul");
     return Status::kSuccess;
   }
