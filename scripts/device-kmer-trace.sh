@@ -2,14 +2,17 @@
 # Where kmer-count's time goes on the GPU machine: SEQFUSE_TRACE phase times
 # for the bench's 4 M-read input (made by bench/run.sh's kmer cases), plain
 # and gzip, twice each, and a run under -m 2 that spills and merges on 16
-# threads. Run as device-run.sh's extra step:
+# threads (KMER_TRACE_SPILL=0 leaves the spill runs out; KMER_TRACE_GZIP=0
+# the gzip runs). Run as device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-kmer-trace.sh bash scripts/device-run.sh --bench
 set -uo pipefail
 sf=bundle/bin/seqfuse
 reads=/tmp/seqfuse-bench/kmer/reads.fq
 [ -f "$reads" ] || { echo "no $reads: run the kmer_count bench case first"; exit 1; }
 threads=$(nproc)
-for f in "$reads" "$reads.gz"; do
+inputs=("$reads")
+[ "${KMER_TRACE_GZIP:-1}" = 0 ] || inputs+=("$reads.gz")
+for f in "${inputs[@]}"; do
   [ -f "$f" ] || continue
   for run in 1 2; do
     echo "== trace: $f, run $run"
@@ -17,6 +20,7 @@ for f in "$reads" "$reads.gz"; do
       "$sf" kmer-count -k 31 -t "$threads" --histo /dev/null "$f" 2>&1
   done
 done
+[ "${KMER_TRACE_SPILL:-1}" = 0 ] && exit 0
 echo "== spill and merge: -m 2 -o DB, $threads threads"
 rm -rf /tmp/seqfuse-spill && mkdir -p /tmp/seqfuse-spill
 SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \

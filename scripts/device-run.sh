@@ -13,7 +13,7 @@
 # Environment: BENCH_ONLY (space-separated bench/run.sh cases; default all);
 # BENCH_ARGS (more bench/run.sh arguments, e.g. "--runs 5 --warmup 1");
 # GPU_TESTS (the Catch2 filter of the GPU test step, default '[gpu]');
-# DEVICE_EXTRA (a script run as the last step, e.g. traced runs, its output
+# DEVICE_EXTRA (scripts, space-separated, each run as a last step, e.g. traced runs, its output
 # in the log);
 # OUT (default ./device-out, for a dry run on a machine without a
 # GPU, where the [gpu] step fails as expected); DEVICE_RUN_BUDGET_S (default
@@ -179,7 +179,8 @@ main() {
       tar -C /tmp/seqfuse-bench -czf "$OUT/bench-json.tar.gz" json
     fi
   fi
-  [ -z "${DEVICE_EXTRA:-}" ] || run_step extra 300 bash "$DEVICE_EXTRA"
+  local extra
+  for extra in ${DEVICE_EXTRA:-}; do run_step "$(basename "$extra" .sh)" 300 bash "$extra"; done
   summary
 }
 

@@ -63,7 +63,9 @@ copy_seeds() {  # copy_seeds DEST: the compressed real reads, under stable names
   done
   # k-mer counting: the E. coli K-12 MG1655 genome reads are simulated from.
   cp -f "$(package_file ragout-examples MG1655-K12.fasta.gz)" "$dest/ecoli_MG1655.fasta.gz"
-  log "seeds: ${seed_names[*]} from $seed_package, mmseqs_{DB,QUERY}.fasta.gz from mmseqs2-examples, ecoli_MG1655.fasta.gz from ragout-examples -> $dest ($(du -sh "$dest" | cut -f1))"
+  # DNA pairs: the lambda phage genome the pairs are cut from.
+  cp -f "$(package_file bowtie2-examples lambda_virus.fa.gz)" "$dest/lambda_virus.fa.gz"
+  log "seeds: ${seed_names[*]} from $seed_package, mmseqs_{DB,QUERY}.fasta.gz from mmseqs2-examples, ecoli_MG1655.fasta.gz from ragout-examples, lambda_virus.fa.gz from bowtie2-examples -> $dest ($(du -sh "$dest" | cut -f1))"
 }
 
 # Repeats the seeds' reads whole until the plain file has at least target_mb
