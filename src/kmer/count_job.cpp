@@ -107,12 +107,20 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
   if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
 }
 
+// The two pinned buffers FASTQ text goes to the device through, in turn.
+struct PinnedText {
+  io::TextBuffer buffers[2] = {io::TextBuffer(gpu::pinned_resource()),
+                               io::TextBuffer(gpu::pinned_resource())};
+};
+
 // The engine, made on a thread of its own: choosing a GPU and building its
 // engine start the driver (~0.2 s), which then overlaps reading the input.
+// An engine that takes FASTQ text also gets its pinned buffers there
+// (`pinned_bytes` each; pinning takes time too).
 class EngineLaunch {
  public:
-  EngineLaunch(const CountOptions& options, RunStore& store)
-      : pending_(std::async(std::launch::async, [&options, &store] {
+  EngineLaunch(const CountOptions& options, RunStore& store, std::size_t pinned_bytes)
+      : pending_(std::async(std::launch::async, [&options, &store, pinned_bytes] {
           Launched launched;
           if (options.choose_device) launched.device = options.choose_device();
           const MemoryPlan plan = plan_memory(options.max_memory, launched.device.gpu);
@@ -124,6 +132,10 @@ class EngineLaunch {
           params.device_index = launched.device.index;
           launched.engine =
               launched.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
+          if (pinned_bytes > 0 && launched.engine->takes_fastq_text()) {
+            launched.pinned = std::make_unique<PinnedText>();
+            for (io::TextBuffer& b : launched.pinned->buffers) b.reserve(pinned_bytes);
+          }
           trace("kmer-count: engine ready");
           return launched;
         })) {}
@@ -132,9 +144,11 @@ class EngineLaunch {
     return pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
   // Waits for the engine; rethrows what its construction threw.
-  [[nodiscard]] std::unique_ptr<CountingEngine> get(DeviceChoice& device) {
+  [[nodiscard]] std::unique_ptr<CountingEngine> get(DeviceChoice& device,
+                                                    std::unique_ptr<PinnedText>& pinned) {
     Launched launched = pending_.get();
     device = launched.device;
+    pinned = std::move(launched.pinned);
     return std::move(launched.engine);
   }
 
@@ -142,6 +156,7 @@ class EngineLaunch {
   struct Launched {
     DeviceChoice device;
     std::unique_ptr<CountingEngine> engine;
+    std::unique_ptr<PinnedText> pinned;  // null unless the engine takes text
   };
   std::future<Launched> pending_;
 };
@@ -186,8 +201,8 @@ void parallel_copy(char* dst, const char* src, std::size_t n, unsigned threads) 
                   });
 }
 
-void count_fastq_text(CountingEngine& engine, FastqText& text, unsigned threads, CountStats& stats,
-                      Reporter& report) {
+void count_fastq_text(CountingEngine& engine, FastqText& text, PinnedText& pinned_text,
+                      unsigned threads, CountStats& stats, Reporter& report) {
   std::uint64_t bytes = 0;
   const auto add = [&](const io::TextBuffer& chunk) {
     engine.add_fastq_text(chunk.data(), chunk.size());
@@ -196,8 +211,7 @@ void count_fastq_text(CountingEngine& engine, FastqText& text, unsigned threads,
   };
   // Two pinned buffers in turn: add() returns once the chunk before the
   // previous one is done with, so the buffer about to be refilled is free.
-  io::TextBuffer pinned[2] = {io::TextBuffer(gpu::pinned_resource()),
-                              io::TextBuffer(gpu::pinned_resource())};
+  io::TextBuffer* pinned = pinned_text.buffers;
   int turn = 0;
   // The chunks read while the engine started sit in pageable memory, from
   // which a device copy runs at a fraction of PCIe speed: they go through the
@@ -258,7 +272,8 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   // Where runs are kept does not depend on the device.
   RunStore store(options.k, plan_memory(options.max_memory, false).runs_in_memory,
                  choose_spill_dir(options));
-  EngineLaunch launch(options, store);
+  const std::size_t gpu_chunk_bytes = 2 * plan_memory(options.max_memory, true).batch_bases;
+  EngineLaunch launch(options, store, gpu_chunk_bytes + 1);
 
   // While a GPU may be starting, the first input, when it is a FASTQ file,
   // is read ahead as text in the GPU engine's chunks (a quarter of -m at most).
@@ -266,19 +281,20 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   const std::string& first = options.inputs.front();
   if (options.choose_device && gpu_engine_compiled() && first != "-" &&
       io::first_symbol(first) == '@') {
-    const MemoryPlan gpu_plan = plan_memory(options.max_memory, true);
-    first_text = open_fastq_text(first, 2 * gpu_plan.batch_bases, options.threads);
+    first_text = open_fastq_text(first, gpu_chunk_bytes, options.threads);
     read_while_starting(*first_text, launch, options.max_memory / 4);
   }
   CountStats stats;
-  std::unique_ptr<CountingEngine> engine = launch.get(stats.device);
+  std::unique_ptr<PinnedText> pinned;
+  std::unique_ptr<CountingEngine> engine = launch.get(stats.device, pinned);
   const MemoryPlan plan = plan_memory(options.max_memory, stats.device.gpu);
   if (first_text && !engine->takes_fastq_text()) first_text.reset();  // parsed on the host instead
+  if (engine->takes_fastq_text() && !pinned) pinned = std::make_unique<PinnedText>();
 
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {
     const std::string& input = options.inputs[i];
     if (i == 0 && first_text) {
-      count_fastq_text(*engine, *first_text, options.threads, stats, report);
+      count_fastq_text(*engine, *first_text, *pinned, options.threads, stats, report);
       first_text.reset();
       continue;
     }
@@ -288,7 +304,7 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
         engine->takes_fastq_text() && input != "-" && io::first_symbol(input) == '@';
     if (as_text) {
       FastqText text = open_fastq_text(input, 2 * plan.batch_bases, options.threads);
-      count_fastq_text(*engine, text, options.threads, stats, report);
+      count_fastq_text(*engine, text, *pinned, options.threads, stats, report);
     } else {
       count_batches(*engine, input, plan.batch_bases, stats, report);
     }
