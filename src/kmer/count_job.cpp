@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <optional>
@@ -107,6 +109,32 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
   if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
 }
 
+// FASTQ text goes to the GPU in chunks of this size (at most): large enough
+// that a chunk's launches and synchronisation cost nothing next to its
+// copy, small enough that pinning two of them (~0.4 ms per MB) stays short.
+constexpr std::size_t kGpuTextChunk = std::size_t{32} << 20;
+
+// An upper bound on the k-mers in `inputs` (a FASTQ record holds a quality
+// byte per base, so its k-mers are at most half its bytes; FASTA at most all
+// of them), plus `slack`; 0 when an input's size says nothing (stdin, a pipe,
+// gzip).
+std::uint64_t kmer_bound(const std::vector<std::string>& inputs, std::size_t slack) {
+  std::uint64_t bound = slack;
+  for (const std::string& input : inputs) {
+    if (input == "-") return 0;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(input, error)) return 0;
+    const std::uint64_t size = std::filesystem::file_size(input, error);
+    if (error) return 0;
+    unsigned char magic[2] = {0, 0};
+    std::ifstream raw(input, std::ios::binary);
+    raw.read(reinterpret_cast<char*>(magic), 2);
+    if (magic[0] == 0x1f && magic[1] == 0x8b) return 0;  // gzip or BGZF
+    bound += io::first_symbol(input) == '@' ? size / 2 : size;
+  }
+  return bound;
+}
+
 // The two pinned buffers FASTQ text goes to the device through, in turn.
 struct PinnedText {
   io::TextBuffer buffers[2] = {io::TextBuffer(gpu::pinned_resource()),
@@ -119,8 +147,9 @@ struct PinnedText {
 // (`pinned_bytes` each; pinning takes time too).
 class EngineLaunch {
  public:
-  EngineLaunch(const CountOptions& options, RunStore& store, std::size_t pinned_bytes)
-      : pending_(std::async(std::launch::async, [&options, &store, pinned_bytes] {
+  EngineLaunch(const CountOptions& options, RunStore& store, std::size_t pinned_bytes,
+               std::uint64_t kmer_bound)
+      : pending_(std::async(std::launch::async, [&options, &store, pinned_bytes, kmer_bound] {
           Launched launched;
           if (options.choose_device) launched.device = options.choose_device();
           const MemoryPlan plan = plan_memory(options.max_memory, launched.device.gpu);
@@ -130,6 +159,7 @@ class EngineLaunch {
           params.threads = options.threads;
           params.memory_budget = plan.engine_budget;
           params.device_index = launched.device.index;
+          params.kmer_bound = kmer_bound;
           launched.engine =
               launched.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
           if (pinned_bytes > 0 && launched.engine->takes_fastq_text()) {
@@ -272,8 +302,13 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   // Where runs are kept does not depend on the device.
   RunStore store(options.k, plan_memory(options.max_memory, false).runs_in_memory,
                  choose_spill_dir(options));
-  const std::size_t gpu_chunk_bytes = 2 * plan_memory(options.max_memory, true).batch_bases;
-  EngineLaunch launch(options, store, gpu_chunk_bytes + 1);
+  // The GPU engine's input sizes, known before it is built: text chunks, and
+  // a bound on the k-mers with one parsed batch or chunk of slack.
+  const std::size_t gpu_batch_bases = plan_memory(options.max_memory, true).batch_bases;
+  const std::size_t gpu_chunk_bytes = std::min(kGpuTextChunk, 2 * gpu_batch_bases);
+  const std::uint64_t bound =
+      kmer_bound(options.inputs, std::max(gpu_chunk_bytes, gpu_batch_bases));
+  EngineLaunch launch(options, store, gpu_chunk_bytes + 1, bound);
 
   // While a GPU may be starting, the first input, when it is a FASTQ file,
   // is read ahead as text in the GPU engine's chunks (a quarter of -m at most).
@@ -303,7 +338,7 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
     const bool as_text =
         engine->takes_fastq_text() && input != "-" && io::first_symbol(input) == '@';
     if (as_text) {
-      FastqText text = open_fastq_text(input, 2 * plan.batch_bases, options.threads);
+      FastqText text = open_fastq_text(input, gpu_chunk_bytes, options.threads);
       count_fastq_text(*engine, text, *pinned, options.threads, stats, report);
     } else {
       count_batches(*engine, input, plan.batch_bases, stats, report);

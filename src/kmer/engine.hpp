@@ -46,6 +46,10 @@ struct EngineParams {
   // memory for the CPU engine, device memory for the GPU engine).
   std::size_t memory_budget = std::size_t{1} << 30;
   int device_index = 0;  // GPU engine only
+  // At least as many k-mers as all input will give, one batch or text chunk
+  // of slack included; 0 when unknown (stdin, compressed input). The GPU
+  // engine sizes its device buffers from it instead of from the budget alone.
+  std::uint64_t kmer_bound = 0;
 };
 
 // What an engine that parses FASTQ text itself found in it.

@@ -158,6 +158,12 @@ class GpuCountingEngine final : public CountingEngine {
       throw Error("the GPU memory allowed (" + std::to_string(budget >> 20) +
                   " MiB) is too small to count k-mers: at least " +
                   std::to_string((kMinimumCapacity * per_kmer) >> 20) + " MiB are needed");
+    // No more than the input can fill: allocating (and, at exit, releasing)
+    // most of an 80 GB device for a 1 GB input costs time, and shared GPUs
+    // have other users.
+    if (params.kmer_bound > 0)
+      return std::min<std::size_t>(capacity,
+                                   std::max<std::uint64_t>(kMinimumCapacity, params.kmer_bound));
     return capacity;
   }
 
