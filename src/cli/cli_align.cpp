@@ -111,6 +111,7 @@ int run_align(const AlignConfig& config) {
   Reporter report(name, config.common.quiet);
   const align::OutputFormat format = align::parse_output_format(config.format);
   const DeviceChoice device = choose_device(config.common);
+  trace("align: device chosen");
   OutputFile out(config.output);  // created first: an unwritable path fails before work
 
   const io::SequenceBatch query_batch = read_sequences(config.query, "QUERY");
@@ -131,6 +132,7 @@ int run_align(const AlignConfig& config) {
   const align::EncodedSequences targets =
       two_files ? encode(scheme, target_batch, config.target) : align::EncodedSequences(scheme);
   const io::SequenceBatch& target_names = two_files ? target_batch : query_batch;
+  trace("align: sequences read and encoded");
 
   align::AlignJob job;
   job.mode = config.mode;
@@ -164,6 +166,7 @@ int run_align(const AlignConfig& config) {
                       target_names.name(hit.target), query_batch.sequence(hit.query),
                       query_batch.length(hit.query), target_names.length(hit.target), &hit.result});
       });
+  trace("align: aligned and written");
   out.commit();
 
   const double seconds = clock.seconds();
