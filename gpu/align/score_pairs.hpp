@@ -1,0 +1,200 @@
+// Device engine for alignment scores of many independent pairs (record k of
+// the queries against record k of the targets): one thread per pair, the
+// per-pair DP of pair_dp.hpp. Plain C++ header: the engine's entry point and
+// the host-side layout (sorting, grouping, packing, batching) that both the
+// kernel's host code and the CPU emulation test use.
+//
+// NOT YET WIRED IN: `--pairs` still runs through DeviceTargetSet::score_pairs
+// (score_db.cu). This engine has been compiled (nvcc, hipcc) and emulated on
+// the CPU but not yet run on a GPU; align_job.cpp switches to it once the
+// [gpu][pairs] tests pass on the device (bench/results/align-gpu-notes.md).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "../runtime.hpp"
+#include "../status.hpp"
+#include "pair_dp.hpp"
+#include "score_db.hpp"
+
+namespace seqfuse::gpu {
+
+static_assert(align::pairs::kTableStride == kMaxAlphabet, "one table layout for both kernels");
+
+// One input pair: where its codes start and how many there are.
+struct PairInput {
+  std::uint64_t query = 0;
+  std::uint64_t target = 0;
+  std::uint32_t m = 0;
+  std::uint32_t n = 0;
+};
+
+// A batch of groups as one launch takes it. Slots are a multiple of kGroup;
+// padding slots have m = n = 0 and pair kPaddingSlot.
+struct PairBatch {
+  static constexpr std::uint32_t kPaddingSlot = UINT32_MAX;
+  std::vector<std::uint32_t> pairs;  // slot -> input pair index
+  std::vector<align::pairs::PairGroup> groups;
+  std::vector<align::pairs::PairLengths> lengths;  // by slot
+  std::uint64_t words = 0;                         // packed letter words
+  std::uint64_t edges = 0;                         // edge cells
+  bool narrow = true;                              // 16-bit edge cells
+
+  // Device bytes of a launch: letters, group table, lengths, edges, results.
+  [[nodiscard]] static std::uint64_t bytes_of(std::uint64_t words, std::uint64_t edges,
+                                              std::uint64_t groups, std::uint64_t slots,
+                                              bool narrow) {
+    return words * sizeof(std::uint32_t) + groups * sizeof(align::pairs::PairGroup) +
+           slots * (sizeof(align::pairs::PairLengths) + sizeof(align::pairs::PairEnd)) +
+           edges * (narrow ? sizeof(align::pairs::EdgeNarrow) : sizeof(align::pairs::EdgeWide));
+  }
+  [[nodiscard]] std::uint64_t bytes() const {
+    return bytes_of(words, edges, groups.size(), pairs.size(), narrow);
+  }
+};
+
+// Bounds that keep 32-bit slot indices and launch sizes safe.
+inline constexpr std::size_t kMaxBatchSlots = std::size_t{1} << 24;
+
+// The kernel's substitution table from a row-major alphabet^2 matrix:
+// table[q * kTableStride + t], the sentinel row kPastEnd, the rest 0.
+inline std::vector<int> pair_table(std::span<const int> matrix, int alphabet) {
+  using namespace align::pairs;
+  std::vector<int> table(kTableSize, 0);
+  for (int q = 0; q < alphabet; ++q)
+    for (int t = 0; t < alphabet; ++t)
+      table[q * kTableStride + t] = matrix[static_cast<std::size_t>(q * alphabet + t)];
+  for (int t = 0; t < kTableStride; ++t) table[kSentinelRow * kTableStride + t] = kPastEnd;
+  return table;
+}
+
+// Sorts the pairs so a group's (and a warp's) pairs run the same number of
+// row chunks over similar target lengths, cuts them into groups of kGroup,
+// and packs groups into batches of at most `budget_bytes` (a group larger
+// than the budget alone gets a batch of its own). Pairs whose edge cells fit
+// 16 bits (narrow_edge_fits) and the others are planned apart, so every
+// batch is of one edge width; with force_wide every batch is 32-bit.
+inline std::vector<PairBatch> plan_pair_batches(std::span<const PairInput> pairs,
+                                                align::GapPenalties gaps, int max_substitution,
+                                                std::uint64_t budget_bytes, int code_bits,
+                                                bool force_wide = false) {
+  using namespace align::pairs;
+  const std::uint64_t per_word = 32 / static_cast<std::uint64_t>(code_bits);
+  const auto chunks = [](std::uint32_t m) { return (m + kRows - 1) / kRows; };
+  std::vector<std::uint32_t> narrow, wide;
+  for (std::uint32_t k = 0; k < pairs.size(); ++k) {
+    const bool fits =
+        !force_wide && narrow_edge_fits(pairs[k].m, pairs[k].n, gaps, max_substitution);
+    (fits ? narrow : wide).push_back(k);
+  }
+  std::vector<PairBatch> batches;
+  for (std::vector<std::uint32_t>* order : {&wide, &narrow}) {
+    std::stable_sort(order->begin(), order->end(), [&](std::uint32_t a, std::uint32_t b) {
+      const PairInput& x = pairs[a];
+      const PairInput& y = pairs[b];
+      if (chunks(x.m) != chunks(y.m)) return chunks(x.m) > chunks(y.m);
+      if (x.n != y.n) return x.n > y.n;
+      return x.m > y.m;
+    });
+    PairBatch batch;
+    batch.narrow = order == &narrow;
+    const auto close = [&] {
+      if (!batch.pairs.empty()) batches.push_back(std::move(batch));
+      batch = PairBatch{};
+      batch.narrow = order == &narrow;
+    };
+    for (std::size_t first = 0; first < order->size(); first += kGroup) {
+      const std::size_t count = std::min<std::size_t>(kGroup, order->size() - first);
+      std::uint64_t max_m = 0, max_n = 0;
+      for (std::size_t k = 0; k < count; ++k) {
+        max_m = std::max<std::uint64_t>(max_m, pairs[(*order)[first + k]].m);
+        max_n = std::max<std::uint64_t>(max_n, pairs[(*order)[first + k]].n);
+      }
+      const std::uint64_t query_words = (max_m + per_word - 1) / per_word * kGroup;
+      const std::uint64_t target_words = (max_n + per_word - 1) / per_word * kGroup;
+      const std::uint64_t edges = max_m > static_cast<std::uint64_t>(kRows) ? max_n * kGroup : 0;
+      const std::uint64_t grown =
+          PairBatch::bytes_of(batch.words + query_words + target_words, batch.edges + edges,
+                              batch.groups.size() + 1, batch.pairs.size() + kGroup, batch.narrow);
+      if (!batch.pairs.empty() &&
+          (grown > budget_bytes || batch.pairs.size() + kGroup > kMaxBatchSlots))
+        close();
+      batch.groups.push_back(PairGroup{batch.words, batch.words + query_words, batch.edges});
+      batch.words += query_words + target_words;
+      batch.edges += edges;
+      for (std::size_t k = 0; k < kGroup; ++k) {
+        if (k < count) {
+          const std::uint32_t p = (*order)[first + k];
+          batch.pairs.push_back(p);
+          batch.lengths.push_back(PairLengths{pairs[p].m, pairs[p].n});
+        } else {
+          batch.pairs.push_back(PairBatch::kPaddingSlot);
+          batch.lengths.push_back(PairLengths{});
+        }
+      }
+    }
+    close();
+  }
+  return batches;
+}
+
+// The batch's letters, `code_bits` per code, little end first: word w of a
+// pair holds letters [w * per_word, (w + 1) * per_word). Padding words are 0.
+inline void pack_pair_words(const PairBatch& batch, std::span<const PairInput> pairs,
+                            const std::uint8_t* query_codes, const std::uint8_t* target_codes,
+                            int code_bits, std::span<std::uint32_t> words) {
+  using namespace align::pairs;
+  const int per_word = 32 / code_bits;
+  std::fill(words.begin(), words.end(), 0u);
+  const auto pack = [&](const std::uint8_t* codes, std::uint32_t length, std::uint64_t first) {
+    for (std::uint32_t i = 0; i < length; ++i)
+      words[first + std::uint64_t{i / static_cast<std::uint32_t>(per_word)} * kGroup] |=
+          std::uint32_t{codes[i]} << (code_bits * static_cast<int>(i % per_word));
+  };
+  for (std::size_t slot = 0; slot < batch.pairs.size(); ++slot) {
+    const std::uint32_t p = batch.pairs[slot];
+    if (p == PairBatch::kPaddingSlot) continue;
+    const PairGroup& g = batch.groups[slot / kGroup];
+    const std::uint64_t lane = slot % kGroup;
+    pack(query_codes + pairs[p].query, pairs[p].m, g.query_word + lane);
+    pack(target_codes + pairs[p].target, pairs[p].n, g.target_word + lane);
+  }
+}
+
+class DevicePairScorer {
+ public:
+  DevicePairScorer() = default;
+
+  // The scoring parameters this engine takes (those of DeviceTargetSet).
+  [[nodiscard]] static Status can_implement(const ScoreParams& params);
+
+  // out[k]: query k against target k, score and end cell exactly as
+  // reference_score. Codes are letter codes below params.alphabet_size;
+  // sequence k is codes[offsets[k], offsets[k + 1]). budget_bytes bounds
+  // the device memory of one batch (0: a share of what is free); tests
+  // lower it to force many batches. Blocks until the scores are on the host.
+  [[nodiscard]] Status score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
+                             std::span<const std::uint64_t> query_offsets,
+                             std::span<const std::uint8_t> target_codes,
+                             std::span<const std::uint64_t> target_offsets,
+                             std::span<PairScore> out, std::uint64_t budget_bytes = 0,
+                             bool force_wide_edges = false);
+
+  // Of the last score() call: seconds inside the kernels (device events),
+  // and the number of launches.
+  [[nodiscard]] double kernel_seconds() const noexcept { return kernel_seconds_; }
+  [[nodiscard]] std::size_t batches() const noexcept { return batches_; }
+
+ private:
+  double kernel_seconds_ = 0;
+  std::size_t batches_ = 0;
+  DevicePool scratch_pool_;
+  Stream stream_;
+};
+
+}  // namespace seqfuse::gpu

@@ -1,0 +1,66 @@
+#include "align/gpu_pair_scores.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+#if SEQFUSE_HAVE_GPU
+#include "align/gpu_params.hpp"
+#include "core/report.hpp"
+#include "gpu/align/score_pairs.hpp"
+#endif
+
+namespace seqfuse::align {
+
+#if SEQFUSE_HAVE_GPU
+
+struct GpuPairScorer::State {
+  gpu::ScoreParams params;
+  gpu::DevicePairScorer engine;
+  std::vector<gpu::PairScore> scores;
+};
+
+GpuPairScorer::GpuPairScorer(const ScoringScheme& scheme, AlignMode mode,
+                             std::uint64_t device_budget_bytes)
+    // State holds device objects that cannot move: built in place.
+    : state_(new State{gpu_score_params(scheme, mode), {}, {}}), budget_(device_budget_bytes) {}
+
+GpuPairScorer::~GpuPairScorer() = default;
+
+void GpuPairScorer::score(const EncodedSequences& queries, const EncodedSequences& targets,
+                          std::vector<AlignResult>& out) {
+  if (queries.size() != targets.size())
+    throw Error("internal: pairs need as many targets as queries");
+  Stopwatch clock;
+  state_->scores.assign(queries.size(), gpu::PairScore{});
+  const gpu::Status status =
+      state_->engine.score(state_->params, queries.flat_codes(), queries.offsets(),
+                           targets.flat_codes(), targets.offsets(), state_->scores, budget_);
+  if (status != gpu::Status::kSuccess)
+    throw Error(std::string("GPU pair alignment refused its input: ") + gpu::to_string(status));
+  out.resize(state_->scores.size());
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    AlignResult r;
+    r.score = state_->scores[k].score;
+    r.query_end = state_->scores[k].query_end;
+    r.target_end = state_->scores[k].target_end;
+    out[k] = r;
+  }
+  kernel_seconds_ += state_->engine.kernel_seconds();
+  device_seconds_ += clock.seconds();
+}
+
+#else  // no GPU backend in this build
+
+struct GpuPairScorer::State {};
+
+GpuPairScorer::GpuPairScorer(const ScoringScheme&, AlignMode, std::uint64_t) {
+  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
+}
+GpuPairScorer::~GpuPairScorer() = default;
+void GpuPairScorer::score(const EncodedSequences&, const EncodedSequences&,
+                          std::vector<AlignResult>&) {}
+
+#endif
+
+}  // namespace seqfuse::align
