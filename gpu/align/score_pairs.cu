@@ -57,6 +57,17 @@ struct DeviceMaxPlus {
     return align::pairs::PortableMaxPlus::max3_relu(a, b, c);
 #endif
   }
+  // An empty asm statement the optimizer cannot see through (same on both
+  // vendors' device compilers), so a value computed once per chunk stays in
+  // a register instead of being recomputed in the loop.
+  static SF_HOST_DEVICE int opaque(int x) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+r"(x));
+#elif defined(__HIP_DEVICE_COMPILE__)
+    asm volatile("" : "+v"(x));
+#endif
+    return x;
+  }
 };
 
 template <bool kLocal, int kBits, class Edge>

@@ -53,6 +53,9 @@ struct PairBatch {
            slots * (sizeof(align::pairs::PairLengths) + sizeof(align::pairs::PairEnd)) +
            edges * (narrow ? sizeof(align::pairs::EdgeNarrow) : sizeof(align::pairs::EdgeWide));
   }
+  [[nodiscard]] std::uint64_t edge_bytes() const {
+    return edges * (narrow ? sizeof(align::pairs::EdgeNarrow) : sizeof(align::pairs::EdgeWide));
+  }
   [[nodiscard]] std::uint64_t bytes() const {
     return bytes_of(words, edges, groups.size(), pairs.size(), narrow);
   }
