@@ -21,7 +21,7 @@
 # Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
 set -euo pipefail
 
-CASES=(fastq_parse_plain fastq_parse_gzip protein_search kmer_count kmer_count_gzip kmer_count_cpu dna_pairs)
+CASES=(fastq_parse_plain fastq_parse_gzip protein_search protein_search_cpu kmer_count kmer_count_gzip kmer_count_cpu dna_pairs)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 bin="" seeds="" work="" runs=10 warmup=2
@@ -148,6 +148,28 @@ case_protein_search() {
     "$(q "$sf") align-sw $(q "$q") $(q "$db") --top 0 --format csv -t $threads -q | sort -S 2G > $(q "$dir/a.csv") && sort -S 2G $(q "$dir/parasail.csv") > $(q "$dir/b.csv") && cmp $(q "$dir/a.csv") $(q "$dir/b.csv")" \
     "$(grep -c '>' "$q") queries x $(grep -c '>' "$db") proteins (mmseqs2-examples), SW blosum62 11/1, $threads threads"
   "$sf" align-sw "$q" "$db" --top 10 -t "$threads" -o /dev/null 2>&1 | tail -1 | sed 's/^/bench: /'
+}
+
+# The CPU engine (--device cpu) against parasail_aligner at the same thread
+# count (issue 3: within 1.5x), on the first 50 queries (1/10 of the cells,
+# so both finish in seconds) against all 20,000 proteins; same check.
+case_protein_search_cpu() {
+  local sf dir q db threads
+  sf=$(find_bin seqfuse)
+  [ -n "$sf" ] || { skip "seqfuse is not built"; return 0; }
+  need_tool parasail_aligner sort cmp || return 0
+  [ -f "$seeds/mmseqs_DB.fasta.gz" ] || { skip "no mmseqs_DB.fasta.gz in '$seeds'"; return 0; }
+  dir="$work/protein-cpu"
+  mkdir -p "$dir"
+  q="$dir/QUERY50.fasta" db="$dir/DB.fasta"
+  gzip -dc "$seeds/mmseqs_DB.fasta.gz" >"$db"
+  gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" | awk '/^>/{n++} n<=50' >"$q"
+  threads=$(nproc)
+  runs=3 warmup=1 compare protein-search-sw-cpu \
+    "$(q "$sf") align-sw $(q "$q") $(q "$db") --device cpu --top 10 -t $threads -q -o $(q "$dir/seqfuse.tsv")" \
+    "parasail_aligner -x -t $threads -a sw_striped_sat -m blosum62 -o 11 -e 1 -q $(q "$q") -f $(q "$db") -g $(q "$dir/parasail.csv") <&- >/dev/null" \
+    "$(q "$sf") align-sw $(q "$q") $(q "$db") --device cpu --top 0 --format csv -t $threads -q | sort -S 2G > $(q "$dir/a.csv") && sort -S 2G $(q "$dir/parasail.csv") > $(q "$dir/b.csv") && cmp $(q "$dir/a.csv") $(q "$dir/b.csv")" \
+    "50 queries x $(grep -c '>' "$db") proteins (mmseqs2-examples), SW blosum62 11/1, seqfuse on the CPU (--device cpu), $threads threads"
 }
 
 # k-mer counting, the issue's workload: 4 M reads of 150 bp simulated from

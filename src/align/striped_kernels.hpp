@@ -16,7 +16,7 @@ namespace seqfuse::align::striped {
 
 // Query profile, striped: for alphabet code a, segment s and lane l, the score
 // of a against query residue l * segments + s (0 beyond the query end). Lanes
-// are `lane_bytes` wide (2 or 4) and a vector holds `lanes` of them.
+// are 1, 2 or 4 bytes wide, as the kernel's.
 struct Profile {
   const void* data = nullptr;  // alphabet * segments vectors, aligned to 64 bytes
   int segments = 0;
@@ -34,9 +34,9 @@ struct Outcome {
   int score = 0;
   int query_end = 0;
   int target_end = 0;
-  // 16-bit local kernels: a lane reached INT16_MAX, the score may be clipped;
-  // rerun at 32 bits. Global 16-bit kernels rely on the caller's a-priori range
-  // check instead (see cpu_engine.cpp) and never set it.
+  // 8- and 16-bit local kernels: a lane reached the lane maximum, the score
+  // may be clipped; rerun with wider lanes. Global 16-bit kernels rely on the caller's a-priori
+  // range check instead (see cpu_engine.cpp) and never set it.
   bool saturated = false;
 };
 
@@ -47,6 +47,7 @@ using Kernel = Outcome (*)(const Profile& profile, const std::uint8_t* target, i
 struct KernelSet {
   const char* name;  // "avx2", "sse4.1"
   int vector_bytes;  // 32 or 16
+  Kernel local8;     // saturates at 127 (then rerun at 16 bits)
   Kernel local16;
   Kernel global16;
   Kernel local32;

@@ -1,6 +1,7 @@
 #include "align/striped_scorer.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
@@ -47,6 +48,7 @@ StripedScorer::StripedScorer(const ScoringScheme& scheme, AlignMode mode,
 
 void StripedScorer::set_query(Codes query) {
   query_ = query;
+  profile8_.built = false;
   profile16_.built = false;
   profile32_.built = false;
 }
@@ -70,13 +72,23 @@ void StripedScorer::build_profile(LaneProfile& profile, int lane_bytes) {
       }
     }
   };
-  if (lane_bytes == 2) {
+  if (lane_bytes == 1) {
+    fill(static_cast<std::int8_t*>(data));
+  } else if (lane_bytes == 2) {
     fill(static_cast<std::int16_t*>(data));
   } else {
     fill(static_cast<std::int32_t*>(data));
   }
   profile.segments = segments;
   profile.built = true;
+}
+
+bool StripedScorer::local_fits_8_bits() const {
+  // Profile entries and gap penalties must be lanes themselves; scores above
+  // 126 are caught by the kernel's saturation flag.
+  return kernels_->local8 != nullptr && scheme_->max_score() <= INT8_MAX &&
+         scheme_->min_score() >= INT8_MIN && scheme_->gap_open() <= INT8_MAX &&
+         scheme_->gap_extend() <= INT8_MAX;
 }
 
 bool StripedScorer::global_fits_16_bits(std::size_t target_length) const {
@@ -118,7 +130,12 @@ AlignResult StripedScorer::score(Codes target) {
 
   striped::Outcome outcome;
   if (mode_ == AlignMode::local) {
-    outcome = run(kernels_->local16, profile16_, 2, target);
+    // Narrowest lanes first (as Parasail's "sat" functions do): most local
+    // scores of a search stay below 127, and 8-bit lanes do twice the cells
+    // per instruction; a saturated pair is rescored wider.
+    outcome.saturated = true;
+    if (local_fits_8_bits()) outcome = run(kernels_->local8, profile8_, 1, target);
+    if (outcome.saturated) outcome = run(kernels_->local16, profile16_, 2, target);
     if (outcome.saturated) {
       ++counters_.widened_to_32;
       outcome = run(kernels_->local32, profile32_, 4, target);

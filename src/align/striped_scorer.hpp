@@ -40,7 +40,7 @@ class StripedScorer {
  public:
   StripedScorer(const ScoringScheme& scheme, AlignMode mode, const striped::KernelSet& kernels);
 
-  // Builds the 16-bit query profile (the 32-bit one on first need).
+  // Sets the query; its profiles (8-, 16- and 32-bit lanes) are built on first need.
   void set_query(Codes query);
   // Score and end cell of the current query against `target` (see AlignResult).
   [[nodiscard]] AlignResult score(Codes target);
@@ -56,11 +56,13 @@ class StripedScorer {
   void build_profile(LaneProfile& profile, int lane_bytes);
   striped::Outcome run(striped::Kernel kernel, LaneProfile& profile, int lane_bytes, Codes target);
   [[nodiscard]] bool global_fits_16_bits(std::size_t target_length) const;
+  [[nodiscard]] bool local_fits_8_bits() const;
 
   const ScoringScheme* scheme_;
   AlignMode mode_;
   const striped::KernelSet* kernels_;
   Codes query_;
+  LaneProfile profile8_;
   LaneProfile profile16_;
   LaneProfile profile32_;
   AlignedBuffer columns_[3];

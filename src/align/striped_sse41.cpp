@@ -1,4 +1,5 @@
-// Striped kernels for SSE4.1: 8 lanes of 16 bits, 4 lanes of 32 bits.
+// Striped kernels for SSE4.1: 16 lanes of 8 bits (local only), 8 of 16 bits,
+// 4 of 32 bits.
 // Compiled with -msse4.1; see striped_kernels.hpp for why nothing here may
 // have external linkage besides sse41_kernels().
 #include <smmintrin.h>
@@ -9,6 +10,32 @@
 
 namespace seqfuse::align::striped {
 namespace {
+
+// Local alignment only (see Avx2Int8).
+struct Sse41Int8 {
+  using Vec = __m128i;
+  using Lane = std::int8_t;
+  static constexpr int kLanes = 16;
+  static constexpr int kNegInf = INT8_MIN;
+  static constexpr int kMaxLane = INT8_MAX;
+  static constexpr bool kSaturating = true;
+
+  static Vec set1(int x) { return _mm_set1_epi8(static_cast<char>(x)); }
+  static Vec load(const Vec* p) { return _mm_load_si128(p); }
+  static void store(Vec* p, Vec v) { _mm_store_si128(p, v); }
+  static Vec add(Vec a, Vec b) { return _mm_adds_epi8(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm_subs_epi8(a, b); }
+  static Vec max(Vec a, Vec b) { return _mm_max_epi8(a, b); }
+  static Vec shift_in(Vec v, int x) { return _mm_insert_epi8(_mm_slli_si128(v, 1), x, 0); }
+  static bool any_gt(Vec a, Vec b) { return _mm_movemask_epi8(_mm_cmpgt_epi8(a, b)) != 0; }
+  static int hmax(Vec m) {
+    m = _mm_max_epi8(m, _mm_srli_si128(m, 8));
+    m = _mm_max_epi8(m, _mm_srli_si128(m, 4));
+    m = _mm_max_epi8(m, _mm_srli_si128(m, 2));
+    m = _mm_max_epi8(m, _mm_srli_si128(m, 1));
+    return static_cast<std::int8_t>(_mm_cvtsi128_si32(m));
+  }
+};
 
 struct Sse41Int16 {
   using Vec = __m128i;
@@ -62,6 +89,7 @@ struct Sse41Int32 {
 const KernelSet kSse41Kernels{
     "sse4.1",
     16,
+    &striped_align<Sse41Int8, true>,
     &striped_align<Sse41Int16, true>,
     &striped_align<Sse41Int16, false>,
     &striped_align<Sse41Int32, true>,

@@ -199,6 +199,47 @@ TEST_CASE("engine falls back to 32-bit lanes when 16 bits would overflow", "[ali
   }
 }
 
+TEST_CASE("local scores around 127 leave the 8-bit lanes exact or rescored", "[align]") {
+  // Self-alignments scoring 124 to 130 (W scores 11, A 4, G 6) and random
+  // pairs whose scores cross the 8-bit limit, every SIMD level, against the
+  // reference: the 8-bit kernels must hand a score of 127 or more to the
+  // 16-bit ones, whose results are exact.
+  const auto b62 = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::pair<std::string, int> boundary[] = {
+      {"WWWWWWWWWWAAAAAA", 134}, {"WWWWWWWWWWAAGG", 130}, {"WWWWWWWWWWAAAG", 128},
+      {"WWWWWWWWWWAAAAA", 130},  {"WWWWWWWWWWAAA", 122},  {"WWWWWWWWWAAAAAAAG", 133},
+      {"WWWWWWWWWWWAAAA", 137},  {"WWWWWWWWWWWA", 125},   {"WWWWWWWWWWWG", 127},
+      {"WWWWWWWWWWWAG", 131},
+  };
+  for (SimdLevel level : available_levels()) {
+    INFO(simd_level_name(level));
+    for (const auto& [seq, self_score] : boundary) {
+      INFO(seq);
+      const auto codes = encode(b62, seq);
+      const AlignResult expected = reference_score(AlignMode::local, b62, codes, codes);
+      REQUIRE(expected.score == self_score);
+      require_same(CpuEngine(b62, AlignMode::local, {.simd = level}).align(codes, codes), expected);
+    }
+  }
+  const std::uint64_t seed = test_seed();
+  INFO("seed " << seed);
+  RandomSequences random(seed);
+  const auto dna = ScoringScheme::match_mismatch(2, -3, {5, 2});
+  int crossed = 0;
+  for (int k = 0; k < 300; ++k) {
+    const std::string q = random.random("ACGT", std::size_t(random.uniform(40, 90)));
+    const auto qc = encode(dna, q);
+    const auto tc = encode(dna, random.mutate(q, "ACGT", 0.05));
+    const AlignResult expected = reference_score(AlignMode::local, dna, qc, tc);
+    crossed += expected.score >= 127;
+    for (SimdLevel level : available_levels()) {
+      INFO(simd_level_name(level) << " pair " << k);
+      require_same(CpuEngine(dna, AlignMode::local, {.simd = level}).align(qc, tc), expected);
+    }
+  }
+  CHECK(crossed > 20);  // the limit was crossed often enough to matter
+}
+
 TEST_CASE("engine handles all-N DNA, IUPAC codes and lowercase", "[align]") {
   const std::uint64_t seed = test_seed();
   INFO("seed " << seed);
