@@ -1,6 +1,7 @@
 // seqfuse embed: ESM-2 protein embeddings, equal to Hugging Face
 // transformers' EsmModel within float rounding.
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,15 +97,25 @@ int run_embed(const EmbedConfig& config) {
   Reporter report("embed", config.common.quiet);
   const models::EmbedFormat format = chosen_format(config);
 
-  // The engine: the GPU one when --device gives or auto finds a GPU.
-  const DeviceChoice device = choose_device(config.common);
-  if (!device.gpu && !config.dtype.empty() && config.dtype != "fp32")
-    throw UsageError("--dtype " + config.dtype +
-                     ": the CPU engine computes in fp32 only (bf16 and fp16 are for the GPU)");
-  const models::ComputeType compute = compute_type(config.dtype, device);
+  // The engine: the GPU one when --device gives or auto finds a GPU. The
+  // device is chosen on a thread of its own: a GPU's start-up (~0.3 s for
+  // the driver and its context) then overlaps loading the model.
+  const auto check_dtype = [&config](const DeviceChoice& device) {
+    if (!device.gpu && !config.dtype.empty() && config.dtype != "fp32")
+      throw UsageError("--dtype " + config.dtype +
+                       ": the CPU engine computes in fp32 only (bf16 and fp16 are for the GPU)");
+  };
+  if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kCpu)
+    check_dtype(DeviceChoice{});
+  std::future<DeviceChoice> device_choice =
+      std::async(std::launch::async, [&config] { return choose_device(config.common); });
 
   const models::EsmModel model = models::load_esm_model(config.model);
   const double load_seconds = clock.seconds();
+  // Device problems are reported before the input's.
+  const DeviceChoice device = device_choice.get();
+  check_dtype(device);
+  const models::ComputeType compute = compute_type(config.dtype, device);
   const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
   if (static_cast<std::size_t>(config.max_length) + 2 >
       static_cast<std::size_t>(model.config.max_position_embeddings))
