@@ -283,8 +283,9 @@ Subcommand add_kmer_count(CLI::App& parent) {
                 "--no-canonical counts strands apart)");
   add_count_bounds(*app, count->lower, count->upper);
   app->add_option("-m,--max-memory", count->max_memory_gb,
-                  "Host memory cap in GB (2^30 bytes, at least 0.05); k-mer runs beyond it spill "
-                  "to disk (default: half the RAM)")
+                  "Memory cap in GB (2^30 bytes, at least 0.05; default half the RAM): k-mer "
+                  "runs beyond it spill to disk; the GPU engine uses at most this much device "
+                  "memory")
       ->type_name("GB");
   app->add_option("-o,--output", count->db, "Write a k-mer database (docs/kmer-db.md)")
       ->type_name("DB");
