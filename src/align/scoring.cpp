@@ -174,6 +174,11 @@ void ScoringScheme::encode_or_throw(std::string_view sequence, std::string_view 
               std::string(record_name) + "' position " + std::to_string(status.position + 1));
 }
 
+void EncodedSequences::reserve(std::size_t residues, std::size_t sequences) {
+  codes_.reserve(codes_.size() + residues);
+  offsets_.reserve(offsets_.size() + sequences);
+}
+
 void EncodedSequences::append(std::string_view sequence, std::string_view record_name) {
   scheme_->encode_or_throw(sequence, record_name, codes_);
   offsets_.push_back(codes_.size());

@@ -110,6 +110,9 @@ class EncodedSequences {
  public:
   explicit EncodedSequences(const ScoringScheme& scheme) : scheme_(&scheme) {}
 
+  // Room for `sequences` more sequences of `residues` in all: appending a
+  // million records otherwise regrows (and copies) both buffers many times.
+  void reserve(std::size_t residues, std::size_t sequences);
   // Throws seqfuse::Error naming the record on a letter outside the alphabet.
   void append(std::string_view sequence, std::string_view record_name);
 

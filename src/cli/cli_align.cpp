@@ -97,6 +97,7 @@ io::SequenceBatch read_sequences(const std::string& path, const char* role) {
 align::EncodedSequences encode(const align::ScoringScheme& scheme, const io::SequenceBatch& batch,
                                const std::string& path) {
   align::EncodedSequences encoded(scheme);
+  encoded.reserve(batch.bases.size(), batch.size());
   try {
     for (std::size_t i = 0; i < batch.size(); ++i) encoded.append(batch.sequence(i), batch.name(i));
   } catch (const Error& e) {
