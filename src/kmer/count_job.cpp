@@ -114,27 +114,6 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
 // copy, small enough that pinning two of them (~0.4 ms per MB) stays short.
 constexpr std::size_t kGpuTextChunk = std::size_t{32} << 20;
 
-// An upper bound on the k-mers in `inputs` (a FASTQ record holds a quality
-// byte per base, so its k-mers are at most half its bytes; FASTA at most all
-// of them), plus `slack`; 0 when an input's size says nothing (stdin, a pipe,
-// gzip).
-std::uint64_t kmer_bound(const std::vector<std::string>& inputs, std::size_t slack) {
-  std::uint64_t bound = slack;
-  for (const std::string& input : inputs) {
-    if (input == "-") return 0;
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(input, error)) return 0;
-    const std::uint64_t size = std::filesystem::file_size(input, error);
-    if (error) return 0;
-    unsigned char magic[2] = {0, 0};
-    std::ifstream raw(input, std::ios::binary);
-    raw.read(reinterpret_cast<char*>(magic), 2);
-    if (magic[0] == 0x1f && magic[1] == 0x8b) return 0;  // gzip or BGZF
-    bound += io::first_symbol(input) == '@' ? size / 2 : size;
-  }
-  return bound;
-}
-
 // The two pinned buffers FASTQ text goes to the device through, in turn.
 struct PinnedText {
   io::TextBuffer buffers[2] = {io::TextBuffer(gpu::pinned_resource()),
@@ -148,8 +127,8 @@ struct PinnedText {
 class EngineLaunch {
  public:
   EngineLaunch(const CountOptions& options, RunStore& store, std::size_t pinned_bytes,
-               std::uint64_t kmer_bound)
-      : pending_(std::async(std::launch::async, [&options, &store, pinned_bytes, kmer_bound] {
+               std::uint64_t input_kmers)
+      : pending_(std::async(std::launch::async, [&options, &store, pinned_bytes, input_kmers] {
           Launched launched;
           if (options.choose_device) launched.device = options.choose_device();
           const MemoryPlan plan = plan_memory(options.max_memory, launched.device.gpu);
@@ -159,7 +138,7 @@ class EngineLaunch {
           params.threads = options.threads;
           params.memory_budget = plan.engine_budget;
           params.device_index = launched.device.index;
-          params.kmer_bound = kmer_bound;
+          params.kmer_bound = input_kmers;
           launched.engine =
               launched.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
           if (pinned_bytes > 0 && launched.engine->takes_fastq_text()) {
@@ -274,6 +253,25 @@ void warn_if_saturated(const MergeTotals& totals, Reporter& report) {
 }
 
 }  // namespace
+
+// A FASTQ record holds a quality byte per base, so its k-mers are at most
+// half its bytes; FASTA's at most all of them.
+std::uint64_t kmer_bound(const std::vector<std::string>& inputs, std::size_t slack) {
+  std::uint64_t bound = slack;
+  for (const std::string& input : inputs) {
+    if (input == "-") return 0;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(input, error)) return 0;
+    const std::uint64_t size = std::filesystem::file_size(input, error);
+    if (error) return 0;
+    unsigned char magic[2] = {0, 0};
+    std::ifstream raw(input, std::ios::binary);
+    raw.read(reinterpret_cast<char*>(magic), 2);
+    if (magic[0] == 0x1f && magic[1] == 0x8b) return 0;  // gzip or BGZF
+    bound += io::first_symbol(input) == '@' ? size / 2 : size;
+  }
+  return bound;
+}
 
 MemoryPlan plan_memory(std::size_t max_memory, bool gpu) {
   MemoryPlan plan;

@@ -45,6 +45,11 @@ struct MemoryPlan {
 };
 [[nodiscard]] MemoryPlan plan_memory(std::size_t max_memory, bool gpu);
 
+// An upper bound on the k-mers in `inputs`, plus `slack`, from their sizes
+// (the GPU engine sizes its device buffers from it); 0 when an input's size
+// says nothing: stdin, a pipe, gzip.
+[[nodiscard]] std::uint64_t kmer_bound(const std::vector<std::string>& inputs, std::size_t slack);
+
 struct CountStats {
   std::uint64_t reads = 0;
   std::uint64_t bases = 0;

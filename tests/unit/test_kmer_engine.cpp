@@ -3,13 +3,16 @@
 // palindromes, homopolymers; k at the word edges; one and several threads;
 // budgets that force many runs; runs spilled to disk.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "kmer/count_job.hpp"
 #include "kmer/cpu_engine.hpp"
 #include "kmer/reference.hpp"
 #include "test_kmer_support.hpp"
+#include "test_temp_dir.hpp"
 
 using namespace seqfuse::kmer;
 using test::EngineSetup;
@@ -104,4 +107,24 @@ TEST_CASE("the CPU engine refuses k outside 1..63", "[kmer]") {
     params.k = k;
     CHECK_THROWS_AS(make_cpu_engine(params, store), seqfuse::UsageError);
   }
+}
+
+TEST_CASE("the k-mer bound of the inputs: half of FASTQ, all of FASTA, none for gzip or stdin",
+          "[kmer]") {
+  seqfuse::test::TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name), std::ios::binary) << text;
+    return dir.file(name).string();
+  };
+  const std::string fastq = write("r.fq", "@r1\nACGTACGTAC\n+\nIIIIIIIIII\n");  // 28 bytes
+  const std::string fasta = write("g.fa", ">g\nACGTACGTACGT\n");                // 16 bytes
+  const std::string gz = write("r.fq.gz", std::string("\x1f\x8b\x08\x00", 4));
+  CHECK(kmer_bound({fastq}, 100) == 100 + 28 / 2);
+  CHECK(kmer_bound({fasta}, 0) == 16);
+  CHECK(kmer_bound({fastq, fasta}, 5) == 5 + 14 + 16);
+  CHECK(kmer_bound({fastq, gz}, 5) == 0);
+  CHECK(kmer_bound({"-"}, 5) == 0);
+  CHECK(kmer_bound({dir.path().string()}, 5) == 0);  // not a regular file
+  // The bound holds: a FASTQ file's k-mers never exceed it.
+  CHECK(10 - 3 + 1 <= kmer_bound({fastq}, 0));
 }
