@@ -7,11 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <exception>
-#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace seqfuse::io {
 namespace {
@@ -57,36 +56,18 @@ std::size_t ParallelFile::read_slice(char* dst, std::size_t n, std::uint64_t off
 std::size_t ParallelFile::read(char* dst, std::size_t capacity) {
   const std::size_t slices =
       std::clamp<std::size_t>(capacity / kMinSliceBytes, 1, std::size_t{threads_});
+  const std::size_t slice = (capacity + slices - 1) / slices;
+  std::vector<std::size_t> got(slices, 0);
+  parallel_chunks(slices, 1, threads_, [&](unsigned, std::size_t s, std::size_t) {
+    const std::size_t begin = s * slice;
+    got[s] = read_slice(dst + begin, std::min(slice, capacity - begin), offset_ + begin);
+  });
+  // A short slice means the end of the file: bytes count only up to the first
+  // one (the file may have grown meanwhile; what lies after a gap is not kept).
   std::size_t total = 0;
-  if (slices == 1) {
-    total = read_slice(dst, capacity, offset_);
-  } else {
-    // Each slice on its own thread; a short slice means the end of the file,
-    // and the slices after it read nothing.
-    const std::size_t slice = (capacity + slices - 1) / slices;
-    std::vector<std::size_t> got(slices, 0);
-    std::vector<std::exception_ptr> failures(slices);
-    std::vector<std::thread> workers;
-    workers.reserve(slices);
-    for (std::size_t s = 0; s < slices; ++s) {
-      const std::size_t begin = s * slice, n = std::min(slice, capacity - begin);
-      workers.emplace_back([&, s, begin, n] {
-        try {
-          got[s] = read_slice(dst + begin, n, offset_ + begin);
-        } catch (...) {
-          failures[s] = std::current_exception();
-        }
-      });
-    }
-    for (std::thread& w : workers) w.join();
-    for (const std::exception_ptr& f : failures)
-      if (f) std::rethrow_exception(f);
-    // Bytes count only up to the first short slice (the file may have grown
-    // meanwhile; what lies after a gap is not kept).
-    for (std::size_t s = 0; s < slices; ++s) {
-      total += got[s];
-      if (got[s] < std::min(slice, capacity - s * slice)) break;
-    }
+  for (std::size_t s = 0; s < slices; ++s) {
+    total += got[s];
+    if (got[s] < std::min(slice, capacity - s * slice)) break;
   }
   offset_ += total;
   return total;
