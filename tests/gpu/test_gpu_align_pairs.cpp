@@ -42,18 +42,7 @@ using seqfuse::align::ScoringScheme;
 namespace gpu = seqfuse::gpu;
 namespace test = seqfuse::align::test;
 
-struct Flat {
-  std::vector<std::uint8_t> codes;
-  std::vector<std::uint64_t> offsets{0};
-  void add(const std::vector<std::uint8_t>& c) {
-    codes.insert(codes.end(), c.begin(), c.end());
-    offsets.push_back(codes.size());
-  }
-  [[nodiscard]] seqfuse::align::Codes operator[](std::size_t i) const {
-    return {codes.data() + offsets[i], offsets[i + 1] - offsets[i]};
-  }
-  [[nodiscard]] std::size_t size() const { return offsets.size() - 1; }
-};
+using Flat = test::FlatCodes;
 
 struct Pairs {
   Flat queries, targets;
@@ -97,13 +86,8 @@ TEST_CASE("GPU pair scores equal the reference on random pairs", "[gpu][pairs]")
   const std::uint64_t seed = test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
   test::RandomSequences rng(seed);
-  for (const auto& scheme_case : test::all_scheme_cases()) {
-    for (const GapPenalties gaps :
-         {GapPenalties{11, 1}, GapPenalties{10, 2}, GapPenalties{5, 2}, GapPenalties{1, 1}}) {
-      const ScoringScheme scheme = test::make_scheme(scheme_case, gaps);
-      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
-        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
-                                << seqfuse::align::mode_name(mode));
+  test::for_each_scoring(
+      [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
         Pairs set;
         for (int k = 0; k < 300; ++k) {
           const int m = k < 9 ? k / 3 : rng.uniform(1, k < 150 ? 40 : 300);
@@ -117,9 +101,7 @@ TEST_CASE("GPU pair scores equal the reference on random pairs", "[gpu][pairs]")
         require_equal_to_reference(scheme, mode, set);
         require_equal_to_reference(scheme, mode, set, 64 * 1024);        // many batches
         require_equal_to_reference(scheme, mode, set, 64 * 1024, true);  // 32-bit edges
-      }
-    }
-  }
+      });
 }
 
 TEST_CASE("GPU pair scores: DNA with N and IUPAC, all-N, long pairs, 16-bit limits",

@@ -17,18 +17,7 @@ using seqfuse::align::ScoringScheme;
 namespace gpu = seqfuse::gpu;
 namespace test = seqfuse::align::test;
 
-struct Flat {
-  std::vector<std::uint8_t> codes;
-  std::vector<std::uint64_t> offsets{0};
-  void add(const std::vector<std::uint8_t>& c) {
-    codes.insert(codes.end(), c.begin(), c.end());
-    offsets.push_back(codes.size());
-  }
-  [[nodiscard]] seqfuse::align::Codes operator[](std::size_t i) const {
-    return {codes.data() + offsets[i], offsets[i + 1] - offsets[i]};
-  }
-  [[nodiscard]] std::size_t size() const { return offsets.size() - 1; }
-};
+using Flat = test::FlatCodes;
 
 // Scores all queries against all targets on the GPU (output poisoned first)
 // and requires every pair to equal the reference.
@@ -63,14 +52,8 @@ TEST_CASE("GPU scores equal the reference on random inputs", "[gpu][align]") {
   const std::uint64_t seed = test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
   test::RandomSequences rng(seed);
-  for (const auto& scheme_case : test::all_scheme_cases()) {
-    for (const seqfuse::align::GapPenalties gaps :
-         {seqfuse::align::GapPenalties{11, 1}, seqfuse::align::GapPenalties{10, 2},
-          seqfuse::align::GapPenalties{5, 2}, seqfuse::align::GapPenalties{1, 1}}) {
-      const ScoringScheme scheme = test::make_scheme(scheme_case, gaps);
-      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
-        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
-                                << seqfuse::align::mode_name(mode));
+  test::for_each_scoring(
+      [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
         Flat queries, targets;
         for (int len : {0, 1, 2, 17, rng.uniform(1, 200), rng.uniform(1, 200)})
           queries.add(test::encode(scheme, rng.random(scheme_case.letters, len)));
@@ -83,9 +66,7 @@ TEST_CASE("GPU scores equal the reference on random inputs", "[gpu][align]") {
           targets.add(test::encode(scheme, s));
         }
         require_equal_to_reference(scheme, mode, queries, targets);
-      }
-    }
-  }
+      });
 }
 
 TEST_CASE("GPU scores equal the reference on long sequences", "[gpu][align]") {

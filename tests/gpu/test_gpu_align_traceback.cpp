@@ -29,18 +29,7 @@ using seqfuse::align::ScoringScheme;
 namespace gpu = seqfuse::gpu;
 namespace test = seqfuse::align::test;
 
-struct Flat {
-  std::vector<std::uint8_t> codes;
-  std::vector<std::uint64_t> offsets{0};
-  void add(const std::vector<std::uint8_t>& c) {
-    codes.insert(codes.end(), c.begin(), c.end());
-    offsets.push_back(codes.size());
-  }
-  [[nodiscard]] seqfuse::align::Codes operator[](std::size_t i) const {
-    return {codes.data() + offsets[i], offsets[i + 1] - offsets[i]};
-  }
-  [[nodiscard]] std::size_t size() const { return offsets.size() - 1; }
-};
+using Flat = test::FlatCodes;
 
 std::string describe(const AlignResult& r) {
   return std::to_string(r.score) + " [" + std::to_string(r.query_begin) + "," +
@@ -100,13 +89,8 @@ TEST_CASE("GPU traceback equals reference_align on random pairs", "[gpu][align][
   const std::uint64_t seed = test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
   test::RandomSequences rng(seed);
-  for (const auto& scheme_case : test::all_scheme_cases()) {
-    for (const GapPenalties gaps :
-         {GapPenalties{11, 1}, GapPenalties{10, 2}, GapPenalties{5, 2}, GapPenalties{1, 1}}) {
-      const ScoringScheme scheme = test::make_scheme(scheme_case, gaps);
-      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
-        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
-                                << seqfuse::align::mode_name(mode));
+  test::for_each_scoring(
+      [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
         Flat queries, targets;
         for (int k = 0; k < 100; ++k) {
           const int m = k < 9 ? k / 3 : rng.uniform(1, 250);  // 0, 1, 2 against 0, 1, 2
@@ -121,9 +105,7 @@ TEST_CASE("GPU traceback equals reference_align on random pairs", "[gpu][align][
         // A budget of a few groups (many batches), then the default one.
         (void)require_equal_to_reference(scheme, mode, queries, targets, 256 * 1024);
         (void)require_equal_to_reference(scheme, mode, queries, targets, 0);
-      }
-    }
-  }
+      });
 }
 
 TEST_CASE("GPU traceback: DNA with N and IUPAC, all-N, 2,000 bp, scores beyond 16 bits",

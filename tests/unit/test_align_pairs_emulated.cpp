@@ -183,13 +183,8 @@ TEST_CASE("emulated GPU pair scores equal reference_score on random pairs", "[al
   const std::uint64_t seed = test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
   test::RandomSequences rng(seed);
-  for (const auto& scheme_case : test::all_scheme_cases()) {
-    for (const GapPenalties gaps :
-         {GapPenalties{11, 1}, GapPenalties{10, 2}, GapPenalties{5, 2}, GapPenalties{1, 1}}) {
-      const ScoringScheme scheme = test::make_scheme(scheme_case, gaps);
-      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
-        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
-                                << seqfuse::align::mode_name(mode));
+  test::for_each_scoring(
+      [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
         PairSet set;
         for (int k = 0; k < 150; ++k) {
           // 0, 1, 2 against 0, 1, 2; then one chunk, several chunks, and
@@ -207,9 +202,7 @@ TEST_CASE("emulated GPU pair scores equal reference_score on random pairs", "[al
         // Small budgets: many batches, one group each; 32-bit edges forced.
         check_against_reference(scheme, mode, set, 24 * 1024, false, rng.rng());
         check_against_reference(scheme, mode, set, 24 * 1024, true, rng.rng());
-      }
-    }
-  }
+      });
 }
 
 TEST_CASE("emulated GPU pair scores: DNA with N and IUPAC, all-N, long pairs", "[align][pairs]") {

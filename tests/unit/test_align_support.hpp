@@ -107,4 +107,37 @@ inline ScoringScheme make_scheme(const SchemeCase& scheme_case, GapPenalties gap
   return ScoringScheme::builtin(scheme_case.matrix, gaps);
 }
 
+// The scorings the randomized engine tests sweep: every scheme case with four
+// gap pairs, in both modes. body(scheme_case, scheme, mode) runs once for
+// each, with the scoring named in INFO for its failures.
+template <class Body>
+void for_each_scoring(Body&& body) {
+  for (const SchemeCase& scheme_case : all_scheme_cases()) {
+    for (const GapPenalties gaps :
+         {GapPenalties{11, 1}, GapPenalties{10, 2}, GapPenalties{5, 2}, GapPenalties{1, 1}}) {
+      const ScoringScheme scheme = make_scheme(scheme_case, gaps);
+      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
+                                << mode_name(mode));
+        body(scheme_case, scheme, mode);
+      }
+    }
+  }
+}
+
+// Many sequences' codes back to back, with where each starts: the layout the
+// GPU entry points take (the tests build it from codes, without a scheme).
+struct FlatCodes {
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint64_t> offsets{0};
+  void add(const std::vector<std::uint8_t>& c) {
+    codes.insert(codes.end(), c.begin(), c.end());
+    offsets.push_back(codes.size());
+  }
+  [[nodiscard]] Codes operator[](std::size_t i) const {
+    return {codes.data() + offsets[i], offsets[i + 1] - offsets[i]};
+  }
+  [[nodiscard]] std::size_t size() const { return offsets.size() - 1; }
+};
+
 }  // namespace seqfuse::align::test

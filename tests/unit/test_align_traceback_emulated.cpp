@@ -164,13 +164,8 @@ TEST_CASE("emulated GPU traceback equals reference_align on random pairs", "[ali
   const std::uint64_t seed = test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
   test::RandomSequences rng(seed);
-  for (const auto& scheme_case : test::all_scheme_cases()) {
-    for (const GapPenalties gaps :
-         {GapPenalties{11, 1}, GapPenalties{10, 2}, GapPenalties{5, 2}, GapPenalties{1, 1}}) {
-      const ScoringScheme scheme = test::make_scheme(scheme_case, gaps);
-      for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
-        INFO(scheme_case.matrix << " " << gaps.open << "/" << gaps.extend << " "
-                                << seqfuse::align::mode_name(mode));
+  test::for_each_scoring(
+      [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
         PairSet set;
         for (int k = 0; k < 60; ++k) {
           const int m = k < 9 ? k / 3 : rng.uniform(1, 90);  // 0, 1, 2 each with 0, 1, 2
@@ -185,9 +180,7 @@ TEST_CASE("emulated GPU traceback equals reference_align on random pairs", "[ali
         // every group is split into single pairs over many batches.
         check_against_reference(scheme, mode, set, 200 * 1024, rng.rng());
         check_against_reference(scheme, mode, set, 16 * 1024, rng.rng());
-      }
-    }
-  }
+      });
 }
 
 TEST_CASE("emulated GPU traceback: DNA with N and IUPAC, all-N, long and wide scores",
