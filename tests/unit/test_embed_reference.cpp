@@ -25,32 +25,6 @@ namespace {
 constexpr double kMinCosine = 0.99999;  // issue #5's bar
 constexpr double kMaxRelativeError = 1e-4;
 
-struct Tally {
-  double worst_cosine = 1;
-  double worst_relative_error = 0;
-  std::size_t compared = 0;
-  std::vector<std::string> failures;
-
-  void add(const std::string& id, const std::string& what, const float* got,
-           const Reference& reference) {
-    const auto it = reference.find({id, what});
-    if (it == reference.end()) {
-      failures.push_back(id + " " + what + ": no reference row");
-      return;
-    }
-    const Agreement a = compare(got, it->second);
-    worst_cosine = std::min(worst_cosine, a.cosine);
-    worst_relative_error = std::max(worst_relative_error, a.relative_error);
-    ++compared;
-    if (!(a.cosine >= kMinCosine) || !(a.relative_error <= kMaxRelativeError)) {
-      std::ostringstream text;
-      text << id << " " << what << ": cosine " << a.cosine << ", relative error "
-           << a.relative_error;
-      failures.push_back(text.str());
-    }
-  }
-};
-
 struct FixtureInput {
   std::vector<std::string> ids;
   std::vector<TokenizedProtein> proteins;
@@ -88,7 +62,7 @@ TEST_CASE("embed: the CPU engine matches transformers on every fixture", "[embed
       const Reference reference = read_reference(embed_data_dir() / name / "reference.tsv");
       const int num_layers = model.config.num_layers;
       const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
-      Tally tally;
+      AgreementTally tally{kMinCosine, kMaxRelativeError};
 
       // Every hidden state, mean-pooled, the whole input in one batch on 2 threads.
       CpuEsmEngine engine(model, 2);
@@ -101,10 +75,12 @@ TEST_CASE("embed: the CPU engine matches transformers on every fixture", "[embed
       for (std::size_t s = 0; s < input.ids.size(); ++s) {
         REQUIRE(out[s].rows == 1);
         for (int layer = 0; layer <= num_layers; ++layer)
-          tally.add(input.ids[s], "mean@" + std::to_string(layer),
-                    out[s].values.data() + static_cast<std::size_t>(layer) * hidden, reference);
-        tally.add(input.ids[s], "mean",
-                  out[s].values.data() + static_cast<std::size_t>(num_layers) * hidden, reference);
+          tally.add_reference(input.ids[s], "mean@" + std::to_string(layer),
+                              out[s].values.data() + static_cast<std::size_t>(layer) * hidden,
+                              reference);
+        tally.add_reference(input.ids[s], "mean",
+                            out[s].values.data() + static_cast<std::size_t>(num_layers) * hidden,
+                            reference);
       }
 
       // BOS vectors, one sequence per batch on one thread (negative layer
@@ -114,7 +90,7 @@ TEST_CASE("embed: the CPU engine matches transformers on every fixture", "[embed
       for (std::size_t s = 0; s < input.ids.size(); ++s) {
         std::vector<Embedding> one(1);
         single.embed(std::span(input.spans).subspan(s, 1), bos, one);
-        tally.add(input.ids[s], "bos", one[0].values.data(), reference);
+        tally.add_reference(input.ids[s], "bos", one[0].values.data(), reference);
       }
 
       // Every token of the final layer, BOS and EOS included, whole input at once.
@@ -124,16 +100,13 @@ TEST_CASE("embed: the CPU engine matches transformers on every fixture", "[embed
         REQUIRE(out[s].rows == input.proteins[s].ids.size());
         if (!reference.count({input.ids[s], "token:0"})) continue;
         for (std::size_t t = 0; t < out[s].rows; ++t)
-          tally.add(input.ids[s], "token:" + std::to_string(t), out[s].values.data() + t * hidden,
-                    reference);
+          tally.add_reference(input.ids[s], "token:" + std::to_string(t),
+                              out[s].values.data() + t * hidden, reference);
       }
 
       CHECK(tally.compared == reference.size());  // every reference row, none skipped
       // Always shown (Catch2 prints WARN only for failing tests): the margin matters.
-      std::cout << "embed reference " << name << ": worst cosine " << std::setprecision(15)
-                << tally.worst_cosine << " (1 - cosine = " << std::setprecision(3)
-                << 1 - tally.worst_cosine << "), worst relative error "
-                << tally.worst_relative_error << " over " << tally.compared << " vectors\n";
+      tally.print("embed reference " + name);
       INFO((tally.failures.empty() ? std::string() : tally.failures.front()));
       CHECK(tally.failures.empty());
       CHECK(tally.worst_cosine >= kMinCosine);

@@ -2,10 +2,14 @@
 // references (reference.tsv) and vector comparisons.
 #pragma once
 
+#include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -65,5 +69,54 @@ inline Agreement compare(const float* got, const std::vector<double>& want) {
   if (want_norm == 0) return got_norm == 0 ? Agreement{1, 0} : Agreement{0, 1};
   return {dot / std::sqrt(got_norm * want_norm), std::sqrt(diff / want_norm)};
 }
+
+// Worst agreement over the vectors compared, and the first few failures.
+struct AgreementTally {
+  AgreementTally(double min_cos, double max_error)
+      : min_cosine(min_cos), max_relative_error(max_error) {}
+
+  double min_cosine;
+  double max_relative_error;
+  double worst_cosine = 1, worst_relative_error = 0;
+  std::size_t compared = 0;
+  std::vector<std::string> failures;
+
+  void add(const std::string& what, const float* got, const std::vector<double>& want) {
+    const Agreement a = compare(got, want);
+    worst_cosine = std::min(worst_cosine, a.cosine);
+    worst_relative_error = std::max(worst_relative_error, a.relative_error);
+    ++compared;
+    if (!(a.cosine >= min_cosine) || !(a.relative_error <= max_relative_error)) {
+      std::ostringstream text;
+      text << what << ": cosine " << std::setprecision(10) << a.cosine << ", relative error "
+           << a.relative_error;
+      if (failures.size() < 5) failures.push_back(text.str());
+    }
+  }
+  void add_reference(const std::string& id, const std::string& what, const float* got,
+                     const Reference& reference) {
+    const auto it = reference.find({id, what});
+    if (it == reference.end()) {
+      failures.push_back(id + " " + what + ": no reference row");
+      return;
+    }
+    add(id + " " + what, got, it->second);
+  }
+  // Against another engine's floats (the CPU engine), vector by vector.
+  void add_engine(const std::string& what, const float* got, const float* want, std::size_t n) {
+    add(what, got, std::vector<double>(want, want + n));
+  }
+  void print(const std::string& label) const {
+    std::cout << label << ": worst cosine " << std::setprecision(15) << worst_cosine
+              << " (1 - cosine = " << std::setprecision(3) << 1 - worst_cosine
+              << "), worst relative error " << worst_relative_error << " over " << compared
+              << " vectors\n";
+  }
+  void check() const {
+    INFO((failures.empty() ? std::string() : failures.front()));
+    CHECK(failures.empty());
+    CHECK(compared > 0);
+  }
+};
 
 }  // namespace seqfuse::models::test
