@@ -119,6 +119,19 @@ case_fastq_parse_gzip() {
 
 # ---- driver ------------------------------------------------------------------
 
+# protein_inputs DIR N: DIR/DB.fasta, mmseqs2-examples' 20,000 proteins, and
+# DIR/QUERY.fasta, the first N of its 500 queries (0: all).
+protein_inputs() {
+  local dir=$1 n=$2
+  mkdir -p "$dir"
+  gzip -dc "$seeds/mmseqs_DB.fasta.gz" >"$dir/DB.fasta"
+  if ((n > 0)); then
+    gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" | awk -v n="$n" '/^>/{k++} k<=n' >"$dir/QUERY.fasta"
+  else
+    gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" >"$dir/QUERY.fasta"
+  fi
+}
+
 # Protein search, the issue's workload: MMseqs2's 500 example queries against
 # its 20,000 proteins, Smith-Waterman, BLOSUM62 11/1. seqfuse keeps the top 10
 # per query (its default device: the GPU where there is one); parasail_aligner
@@ -132,14 +145,8 @@ case_protein_search() {
   need_tool parasail_aligner sort cmp || return 0
   [ -f "$seeds/mmseqs_DB.fasta.gz" ] || { skip "no mmseqs_DB.fasta.gz in '$seeds'"; return 0; }
   dir="$work/protein"
-  mkdir -p "$dir"
   q="$dir/QUERY.fasta" db="$dir/DB.fasta"
-  gzip -dc "$seeds/mmseqs_DB.fasta.gz" >"$db"
-  if ((quick)); then
-    gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" | awk '/^>/{n++} n<=50' >"$q"
-  else
-    gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" >"$q"
-  fi
+  protein_inputs "$dir" $((quick ? 50 : 0))
   threads=$(nproc)
   local parasail="parasail_aligner -x -t $threads -a sw_striped_sat -m blosum62 -o 11 -e 1 -q $(q "$q") -f $(q "$db") -g $(q "$dir/parasail.csv") <&- >/dev/null"
   compare protein-search-sw \
@@ -160,10 +167,8 @@ case_protein_search_cpu() {
   need_tool parasail_aligner sort cmp || return 0
   [ -f "$seeds/mmseqs_DB.fasta.gz" ] || { skip "no mmseqs_DB.fasta.gz in '$seeds'"; return 0; }
   dir="$work/protein-cpu"
-  mkdir -p "$dir"
-  q="$dir/QUERY50.fasta" db="$dir/DB.fasta"
-  gzip -dc "$seeds/mmseqs_DB.fasta.gz" >"$db"
-  gzip -dc "$seeds/mmseqs_QUERY.fasta.gz" | awk '/^>/{n++} n<=50' >"$q"
+  q="$dir/QUERY.fasta" db="$dir/DB.fasta"
+  protein_inputs "$dir" 50
   threads=$(nproc)
   runs=3 warmup=1 compare protein-search-sw-cpu \
     "$(q "$sf") align-sw $(q "$q") $(q "$db") --device cpu --top 10 -t $threads -q -o $(q "$dir/seqfuse.tsv")" \
