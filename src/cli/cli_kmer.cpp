@@ -99,12 +99,13 @@ int run_count(const CountConfig& config) {
   options.dump_path = config.dump;
   options.spill_dir = config.tmp_dir;
   trace("kmer-count: options read");
-  if (parse_device_spec(config.common.device).kind != DeviceSpec::Kind::kCpu) {
-    options.choose_device = [&config] {
+  const DeviceSpec::Kind device_kind = parse_device_spec(config.common.device).kind;
+  if (device_kind != DeviceSpec::Kind::kCpu) {
+    options.choose_device = [&config, device_kind] {
       DeviceChoice device = choose_device(config.common);
       trace("kmer-count: device chosen");
       if (device.gpu && !kmer::gpu_engine_compiled()) {
-        if (parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kGpu)
+        if (device_kind == DeviceSpec::Kind::kGpu)
           throw Error("--device gpu: this build has no GPU k-mer engine");
         device = {};
       }
