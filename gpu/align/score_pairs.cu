@@ -2,18 +2,18 @@
 // pair_dp.hpp's DP (32-bit arithmetic; 16-bit edge strip where provably
 // exact). The host sorts and groups the pairs by length and packs their
 // letters (score_pairs.hpp); each batch goes to the device in one copy and
-// its scores come back in one copy.
-//
-// NOT YET WIRED IN: align_job.cpp still scores --pairs with
-// DeviceTargetSet::score_pairs. Written without a device; to be verified by
-// the [gpu][pairs] tests (tests/gpu/test_gpu_align_pairs.cpp) before use.
+// its scores come back in one copy. `--pairs` scores through it; the
+// [gpu][pairs] tests (tests/gpu/test_gpu_align_pairs.cpp) check it.
 #include "../vendor.cuh"  // first: HIP defines __host__ there
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
+#include <memory>
 
 #include "../primitives/dpx.cuh"
+#include "core/parallel.hpp"
 #include "score_pairs.hpp"
 
 namespace seqfuse::gpu {
@@ -139,6 +139,21 @@ bool fits_int32(std::uint64_t m, std::uint64_t n, const ScoreParams& p) {
   return gap_bound <= limit && score_bound <= limit && longest <= limit;
 }
 
+// Groups of pairs one packing task takes (64 pairs each).
+constexpr std::size_t kPackGroupsPerChunk = 64;
+
+// Whether every code is below `alphabet`, checked on `threads` threads.
+bool codes_below(std::span<const std::uint8_t> codes, int alphabet, unsigned threads) {
+  std::atomic<bool> ok{true};
+  parallel_chunks(codes.size(), std::size_t{1} << 22, threads,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    bool chunk_ok = true;
+                    for (std::size_t i = begin; i < end; ++i) chunk_ok &= codes[i] < alphabet;
+                    if (!chunk_ok) ok.store(false, std::memory_order_relaxed);
+                  });
+  return ok.load();
+}
+
 constexpr std::size_t align16(std::size_t bytes) {
   return (bytes + 15) / 16 * 16;
 }
@@ -181,17 +196,16 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
                                std::span<const std::uint8_t> target_codes,
                                std::span<const std::uint64_t> target_offsets,
                                std::span<PairScore> out, std::uint64_t budget_bytes,
-                               bool force_wide_edges) {
+                               bool force_wide_edges, unsigned threads) {
   kernel_seconds_ = 0;
   batches_ = 0;
   if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   const std::size_t count = query_offsets.empty() ? 0 : query_offsets.size() - 1;
   if (target_offsets.size() != query_offsets.size() || out.size() != count)
     return Status::kInvalidSize;
-  for (std::uint8_t c : query_codes)
-    if (c >= params.alphabet_size) return Status::kInvalidArgument;
-  for (std::uint8_t c : target_codes)
-    if (c >= params.alphabet_size) return Status::kInvalidArgument;
+  if (!codes_below(query_codes, params.alphabet_size, threads) ||
+      !codes_below(target_codes, params.alphabet_size, threads))
+    return Status::kInvalidArgument;
 
   std::vector<PairInput> pairs(count);
   for (std::size_t k = 0; k < count; ++k) {
@@ -218,7 +232,10 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
   copy_to_device(table_device.data(), table.data(), table.size() * sizeof(int), stream_);
   const auto native = static_cast<gpuStream_t>(stream_.native());
   EventTimer timer;
-  std::vector<std::uint64_t> staging;  // 8-byte aligned bytes
+  // Host staging of one upload, 8-byte aligned and left uninitialised: the
+  // packers write every word, the rest is copied in.
+  std::unique_ptr<std::uint64_t[]> staging;
+  std::size_t staging_words = 0;
   std::vector<PairEnd> results;
   for (const PairBatch& batch : plan) {
     // One upload: letter words | group table | lengths, each 16-byte aligned.
@@ -226,10 +243,21 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
     const std::size_t groups_bytes = align16(batch.groups.size() * sizeof(PairGroup));
     const std::size_t lengths_bytes = align16(batch.lengths.size() * sizeof(PairLengths));
     const std::size_t upload_bytes = words_bytes + groups_bytes + lengths_bytes;
-    staging.assign(upload_bytes / sizeof(std::uint64_t), 0);
-    auto* bytes = reinterpret_cast<unsigned char*>(staging.data());
-    pack_pair_words(batch, pairs, query_codes.data(), target_codes.data(), bits,
-                    std::span(reinterpret_cast<std::uint32_t*>(bytes), batch.words));
+    if (upload_bytes / sizeof(std::uint64_t) > staging_words) {
+      staging_words = upload_bytes / sizeof(std::uint64_t);
+      staging.reset(new std::uint64_t[staging_words]);
+    }
+    auto* bytes = reinterpret_cast<unsigned char*>(staging.get());
+    std::memset(bytes + batch.words * sizeof(std::uint32_t), 0,
+                upload_bytes - batch.words * sizeof(std::uint32_t));
+    const std::span words(reinterpret_cast<std::uint32_t*>(bytes), batch.words);
+    // Packing is the host's main cost (1 M pairs of 150 bp: ~150 MB of
+    // words); groups are disjoint word ranges, shared out over the threads.
+    parallel_chunks(batch.groups.size(), kPackGroupsPerChunk, threads,
+                    [&](unsigned, std::size_t begin, std::size_t end) {
+                      pack_pair_groups(batch, pairs, query_codes.data(), target_codes.data(), bits,
+                                       words, begin, end);
+                    });
     std::memcpy(bytes + words_bytes, batch.groups.data(), batch.groups.size() * sizeof(PairGroup));
     std::memcpy(bytes + words_bytes + groups_bytes, batch.lengths.data(),
                 batch.lengths.size() * sizeof(PairLengths));

@@ -4,10 +4,8 @@
 // the host-side layout (sorting, grouping, packing, batching) that both the
 // kernel's host code and the CPU emulation test use.
 //
-// NOT YET WIRED IN: `--pairs` still runs through DeviceTargetSet::score_pairs
-// (score_db.cu). This engine has been compiled (nvcc, hipcc) and emulated on
-// the CPU but not yet run on a GPU; align_job.cpp switches to it once the
-// [gpu][pairs] tests pass on the device (bench/results/align-gpu-notes.md).
+// `--pairs` scores through this engine (align_job.cpp, GpuPairScorer);
+// floors and measured rates are in bench/results/align-gpu-notes.md.
 #pragma once
 
 #include <algorithm>
@@ -146,20 +144,35 @@ inline std::vector<PairBatch> plan_pair_batches(std::span<const PairInput> pairs
   return batches;
 }
 
-// The batch's letters, `code_bits` per code, little end first: word w of a
-// pair holds letters [w * per_word, (w + 1) * per_word). Padding words are 0.
-inline void pack_pair_words(const PairBatch& batch, std::span<const PairInput> pairs,
-                            const std::uint8_t* query_codes, const std::uint8_t* target_codes,
-                            int code_bits, std::span<std::uint32_t> words) {
+// Where group g's words end: the next group's first word, or the batch's end.
+inline std::uint64_t group_words_end(const PairBatch& batch, std::size_t g) {
+  return g + 1 < batch.groups.size() ? batch.groups[g + 1].query_word : batch.words;
+}
+
+// Packs groups [first_group, end_group) of the batch's letters, `code_bits`
+// per code, little end first: word w of a pair holds letters
+// [w * per_word, (w + 1) * per_word). Padding words are 0. A group's words
+// are one contiguous range, so threads may pack disjoint group ranges of
+// the same `words` at once.
+inline void pack_pair_groups(const PairBatch& batch, std::span<const PairInput> pairs,
+                             const std::uint8_t* query_codes, const std::uint8_t* target_codes,
+                             int code_bits, std::span<std::uint32_t> words, std::size_t first_group,
+                             std::size_t end_group) {
   using namespace align::pairs;
-  const int per_word = 32 / code_bits;
-  std::fill(words.begin(), words.end(), 0u);
+  if (first_group >= end_group) return;
+  const auto per_word = static_cast<std::uint32_t>(32 / code_bits);
+  std::fill(words.begin() + static_cast<std::ptrdiff_t>(batch.groups[first_group].query_word),
+            words.begin() + static_cast<std::ptrdiff_t>(group_words_end(batch, end_group - 1)), 0u);
   const auto pack = [&](const std::uint8_t* codes, std::uint32_t length, std::uint64_t first) {
-    for (std::uint32_t i = 0; i < length; ++i)
-      words[first + std::uint64_t{i / static_cast<std::uint32_t>(per_word)} * kGroup] |=
-          std::uint32_t{codes[i]} << (code_bits * static_cast<int>(i % per_word));
+    for (std::uint32_t w = 0; w * per_word < length; ++w) {
+      const std::uint32_t count = std::min(per_word, length - w * per_word);
+      std::uint32_t word = 0;
+      for (std::uint32_t i = 0; i < count; ++i)
+        word |= std::uint32_t{codes[w * per_word + i]} << (code_bits * static_cast<int>(i));
+      words[first + std::uint64_t{w} * kGroup] = word;
+    }
   };
-  for (std::size_t slot = 0; slot < batch.pairs.size(); ++slot) {
+  for (std::size_t slot = first_group * kGroup; slot < end_group * kGroup; ++slot) {
     const std::uint32_t p = batch.pairs[slot];
     if (p == PairBatch::kPaddingSlot) continue;
     const PairGroup& g = batch.groups[slot / kGroup];
@@ -167,6 +180,14 @@ inline void pack_pair_words(const PairBatch& batch, std::span<const PairInput> p
     pack(query_codes + pairs[p].query, pairs[p].m, g.query_word + lane);
     pack(target_codes + pairs[p].target, pairs[p].n, g.target_word + lane);
   }
+}
+
+// The whole batch's letters (pack_pair_groups over every group).
+inline void pack_pair_words(const PairBatch& batch, std::span<const PairInput> pairs,
+                            const std::uint8_t* query_codes, const std::uint8_t* target_codes,
+                            int code_bits, std::span<std::uint32_t> words) {
+  pack_pair_groups(batch, pairs, query_codes, target_codes, code_bits, words, 0,
+                   batch.groups.size());
 }
 
 class DevicePairScorer {
@@ -180,13 +201,14 @@ class DevicePairScorer {
   // reference_score. Codes are letter codes below params.alphabet_size;
   // sequence k is codes[offsets[k], offsets[k + 1]). budget_bytes bounds
   // the device memory of one batch (0: a share of what is free); tests
-  // lower it to force many batches. Blocks until the scores are on the host.
+  // lower it to force many batches. `threads` host threads check the codes
+  // and pack the letters. Blocks until the scores are on the host.
   [[nodiscard]] Status score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
                              std::span<const std::uint64_t> query_offsets,
                              std::span<const std::uint8_t> target_codes,
                              std::span<const std::uint64_t> target_offsets,
                              std::span<PairScore> out, std::uint64_t budget_bytes = 0,
-                             bool force_wide_edges = false);
+                             bool force_wide_edges = false, unsigned threads = 1);
 
   // Of the last score() call: seconds inside the kernels (device events),
   // and the number of launches.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "align/cpu_engine.hpp"
+#include "align/gpu_pair_scores.hpp"
 #include "align/gpu_scores.hpp"
 #include "align/gpu_traceback.hpp"
 #include "core/error.hpp"
@@ -98,39 +99,48 @@ void replace_with_traced(const AlignResult& traced, AlignResult& scored) {
   scored = traced;
 }
 
-// Scores on the GPU; with --traceback the kept pairs are traced on the GPU
-// too (GpuTracer), and each traced score must equal the score kernel's.
-AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
-                      const EncodedSequences& queries, const EncodedSequences& targets,
-                      std::span<const Codes> q, std::span<const Codes> t,
-                      const std::function<void(const AlignHit&)>& emit) {
+// --pairs on the GPU: scores from the pairs kernel (one thread per pair,
+// gpu/align/score_pairs.cu); with --traceback the pairs are traced on the GPU
+// too and each traced score must equal the score kernel's.
+AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
+                            const EncodedSequences& queries, const EncodedSequences& targets,
+                            std::span<const Codes> q, std::span<const Codes> t,
+                            const std::function<void(const AlignHit&)>& emit) {
+  AlignStats stats;
+  GpuPairScorer scorer(scheme, job.mode, /*device_budget_bytes=*/0, job.threads);
+  std::vector<AlignResult> scores;
+  scorer.score(queries, targets, scores);
+  stats.device_seconds = scorer.device_seconds();
+  if (job.traceback) {
+    GpuTracer tracer(scheme, job.mode, queries, targets);
+    std::vector<PairIndex> pairs(scores.size());
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
+    std::vector<AlignResult> traced(scores.size());
+    tracer.align_pairs(pairs, traced);
+    for (std::size_t k = 0; k < scores.size(); ++k) replace_with_traced(traced[k], scores[k]);
+    stats.device_seconds += tracer.device_seconds();
+  }
+  for (std::size_t k = 0; k < scores.size(); ++k) {
+    stats.cells += std::uint64_t{q[k].size()} * t[k].size();
+    emit({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), scores[k]});
+  }
+  stats.pairs = scores.size();
+  return stats;
+}
+
+// Search and all-against-all on the GPU: targets uploaded once, queries
+// scored in chunks, the top hits of each query kept (and traced with
+// --traceback, on the GPU, checked against the scores).
+AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
+                             const EncodedSequences& queries, const EncodedSequences& targets,
+                             std::span<const Codes> q, std::span<const Codes> t,
+                             const std::function<void(const AlignHit&)>& emit) {
   AlignStats stats;
   GpuScorer scorer(scheme, job.mode, targets);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets);
-  const auto device_seconds = [&] {
-    return scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
-  };
   std::vector<AlignResult> scores;
-
-  if (job.layout == PairLayout::pairs) {
-    scorer.score_pairs(queries, scores);
-    if (job.traceback) {
-      std::vector<PairIndex> pairs(scores.size());
-      for (std::size_t k = 0; k < pairs.size(); ++k)
-        pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
-      std::vector<AlignResult> traced(scores.size());
-      tracer->align_pairs(pairs, traced);
-      for (std::size_t k = 0; k < scores.size(); ++k) replace_with_traced(traced[k], scores[k]);
-    }
-    for (std::size_t k = 0; k < scores.size(); ++k) {
-      stats.cells += std::uint64_t{q[k].size()} * t[k].size();
-      emit({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), scores[k]});
-    }
-    stats.pairs = scores.size();
-    stats.device_seconds = device_seconds();
-    return stats;
-  }
 
   const std::size_t chunk =
       std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(t.size(), 1));
@@ -162,7 +172,7 @@ AlignStats run_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     }
     if (job.progress) job.progress(first + count);
   }
-  stats.device_seconds = device_seconds();
+  stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
   return stats;
 }
 
@@ -177,7 +187,9 @@ AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
   if (job.layout == PairLayout::pairs && q.size() != t.size())
     throw Error("internal: pairs need as many targets as queries");
 
-  if (job.gpu) return run_on_gpu(job, scheme, queries, against, q, t, emit);
+  if (job.gpu && job.layout == PairLayout::pairs)
+    return run_pairs_on_gpu(job, scheme, queries, against, q, t, emit);
+  if (job.gpu) return run_search_on_gpu(job, scheme, queries, against, q, t, emit);
   const CpuEngine engine(scheme, job.mode, {.threads = job.threads, .traceback = job.traceback});
   return run_on_cpu(job, engine, q, t, emit);
 }

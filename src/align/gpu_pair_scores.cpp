@@ -21,9 +21,11 @@ struct GpuPairScorer::State {
 };
 
 GpuPairScorer::GpuPairScorer(const ScoringScheme& scheme, AlignMode mode,
-                             std::uint64_t device_budget_bytes)
+                             std::uint64_t device_budget_bytes, unsigned threads)
     // State holds device objects that cannot move: built in place.
-    : state_(new State{gpu_score_params(scheme, mode), {}, {}}), budget_(device_budget_bytes) {}
+    : state_(new State{gpu_score_params(scheme, mode), {}, {}}),
+      budget_(device_budget_bytes),
+      threads_(threads) {}
 
 GpuPairScorer::~GpuPairScorer() = default;
 
@@ -35,7 +37,8 @@ void GpuPairScorer::score(const EncodedSequences& queries, const EncodedSequence
   state_->scores.assign(queries.size(), gpu::PairScore{});
   const gpu::Status status =
       state_->engine.score(state_->params, queries.flat_codes(), queries.offsets(),
-                           targets.flat_codes(), targets.offsets(), state_->scores, budget_);
+                           targets.flat_codes(), targets.offsets(), state_->scores, budget_,
+                           /*force_wide_edges=*/false, threads_);
   if (status != gpu::Status::kSuccess)
     throw Error(std::string("GPU pair alignment refused its input: ") + gpu::to_string(status));
   out.resize(state_->scores.size());
@@ -54,7 +57,7 @@ void GpuPairScorer::score(const EncodedSequences& queries, const EncodedSequence
 
 struct GpuPairScorer::State {};
 
-GpuPairScorer::GpuPairScorer(const ScoringScheme&, AlignMode, std::uint64_t) {
+GpuPairScorer::GpuPairScorer(const ScoringScheme&, AlignMode, std::uint64_t, unsigned) {
   throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
 }
 GpuPairScorer::~GpuPairScorer() = default;

@@ -1,11 +1,7 @@
 // The pairs score engine seen from src/: record k of the queries against
 // record k of the targets, scores and end cells from gpu/align/score_pairs.cu
-// (one thread per pair). Plain C++; in a build without a GPU backend the
-// constructor throws.
-//
-// NOT YET WIRED IN: run_on_gpu (align_job.cpp) still scores --pairs through
-// GpuScorer::score_pairs. Switch it to this class once the [gpu][pairs]
-// tests have passed on the device (bench/results/align-gpu-notes.md).
+// (one thread per pair). `--pairs` on a GPU scores through it. Plain C++; in
+// a build without a GPU backend the constructor throws.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +15,10 @@ namespace seqfuse::align {
 
 class GpuPairScorer {
  public:
-  // device_budget_bytes: device memory per batch (0: a share of what is free).
-  GpuPairScorer(const ScoringScheme& scheme, AlignMode mode, std::uint64_t device_budget_bytes = 0);
+  // device_budget_bytes: device memory per batch (0: a share of what is
+  // free); threads: host threads that check and pack the letters.
+  GpuPairScorer(const ScoringScheme& scheme, AlignMode mode, std::uint64_t device_budget_bytes = 0,
+                unsigned threads = 1);
   ~GpuPairScorer();
   GpuPairScorer(const GpuPairScorer&) = delete;
   GpuPairScorer& operator=(const GpuPairScorer&) = delete;
@@ -39,6 +37,7 @@ class GpuPairScorer {
   struct State;
   std::unique_ptr<State> state_;
   std::uint64_t budget_ = 0;
+  unsigned threads_ = 1;
   double device_seconds_ = 0;
   double kernel_seconds_ = 0;
 };

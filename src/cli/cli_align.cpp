@@ -1,6 +1,7 @@
 // seqfuse align-sw / align-nw: pairwise alignment, CPU or GPU, scores equal
 // to Parasail's.
 #include <algorithm>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,19 +107,23 @@ align::EncodedSequences encode(const align::ScoringScheme& scheme, const io::Seq
   return encoded;
 }
 
-int run_align(const AlignConfig& config) {
-  Stopwatch clock;
-  const char* name = config.mode == AlignMode::local ? "align-sw" : "align-nw";
-  Reporter report(name, config.common.quiet);
-  const align::OutputFormat format = align::parse_output_format(config.format);
-  const DeviceChoice device = choose_device(config.common);
-  trace("align: device chosen");
-  OutputFile out(config.output);  // created first: an unwritable path fails before work
+// The sequences of both files, read and encoded: the target file on a
+// thread of its own while the query file is read on this one.
+struct AlignInputs {
+  io::SequenceBatch query_batch, target_batch;
+  // On the heap: the encoded sequences point to it, and inputs move.
+  std::unique_ptr<const align::ScoringScheme> scheme;
+  align::EncodedSequences queries, targets;
+};
 
-  const io::SequenceBatch query_batch = read_sequences(config.query, "QUERY");
+AlignInputs read_inputs(const AlignConfig& config) {
   const bool two_files = !config.target.empty();
-  const io::SequenceBatch target_batch =
-      two_files ? read_sequences(config.target, "TARGET") : io::SequenceBatch();
+  std::future<io::SequenceBatch> target_read;
+  if (two_files)
+    target_read = std::async(std::launch::async,
+                             [&config] { return read_sequences(config.target, "TARGET"); });
+  io::SequenceBatch query_batch = read_sequences(config.query, "QUERY");
+  io::SequenceBatch target_batch = two_files ? target_read.get() : io::SequenceBatch();
   if (config.pairs && target_batch.size() != query_batch.size())
     throw Error("--pairs: TARGET '" + config.target + "' has " +
                 std::to_string(target_batch.size()) + " records, QUERY '" + config.query +
@@ -128,12 +133,48 @@ int run_align(const AlignConfig& config) {
                    (config.alphabet == "auto" && config.matrix.empty() && !config.match &&
                     !config.mismatch && looks_like_dna(query_batch)) ||
                    (config.alphabet == "auto" && (config.match || config.mismatch));
-  const align::ScoringScheme scheme = make_scheme(config, dna);
-  const align::EncodedSequences queries = encode(scheme, query_batch, config.query);
-  const align::EncodedSequences targets =
-      two_files ? encode(scheme, target_batch, config.target) : align::EncodedSequences(scheme);
-  const io::SequenceBatch& target_names = two_files ? target_batch : query_batch;
-  trace("align: sequences read and encoded");
+  auto scheme = std::make_unique<const align::ScoringScheme>(make_scheme(config, dna));
+  std::future<align::EncodedSequences> target_encoded;
+  if (two_files)
+    target_encoded = std::async(std::launch::async,
+                                [&] { return encode(*scheme, target_batch, config.target); });
+  align::EncodedSequences queries = encode(*scheme, query_batch, config.query);
+  align::EncodedSequences targets =
+      two_files ? target_encoded.get() : align::EncodedSequences(*scheme);
+  return {std::move(query_batch), std::move(target_batch), std::move(scheme), std::move(queries),
+          std::move(targets)};
+}
+
+int run_align(const AlignConfig& config) {
+  Stopwatch clock;
+  const char* name = config.mode == AlignMode::local ? "align-sw" : "align-nw";
+  Reporter report(name, config.common.quiet);
+  const align::OutputFormat format = align::parse_output_format(config.format);
+  // The device is chosen on a thread of its own: a GPU's start-up (~0.3 s
+  // for the driver and its context) overlaps reading the input. Device
+  // problems are still reported before the input's.
+  const bool cpu_only = parse_device_spec(config.common.device).kind == DeviceSpec::Kind::kCpu;
+  std::future<DeviceChoice> device_choice =
+      std::async(cpu_only ? std::launch::deferred : std::launch::async,
+                 [&config] { return choose_device(config.common); });
+  std::optional<OutputFile> out_file;
+  std::optional<AlignInputs> inputs;
+  try {
+    out_file.emplace(config.output);  // created first: an unwritable path fails before work
+    inputs.emplace(read_inputs(config));
+  } catch (...) {
+    (void)device_choice.get();
+    throw;
+  }
+  const DeviceChoice device = device_choice.get();
+  trace("align: device chosen, sequences read and encoded");
+  OutputFile& out = *out_file;
+  const io::SequenceBatch& query_batch = inputs->query_batch;
+  const bool two_files = !config.target.empty();
+  const align::ScoringScheme& scheme = *inputs->scheme;
+  const align::EncodedSequences& queries = inputs->queries;
+  const align::EncodedSequences& targets = inputs->targets;
+  const io::SequenceBatch& target_names = two_files ? inputs->target_batch : query_batch;
 
   align::AlignJob job;
   job.mode = config.mode;
