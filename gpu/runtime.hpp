@@ -106,6 +106,24 @@ class Stream {
   void* handle_ = nullptr;
 };
 
+// A point in a stream's work (timing disabled): other streams can wait for
+// it on the device, the host can wait for it without draining the stream.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  void record(Stream& stream);
+  // Work queued on `stream` from now on starts after the recorded point.
+  void make_wait(Stream& stream) const;
+  void synchronize() const;  // the host waits for the recorded point
+
+ private:
+  void* handle_ = nullptr;
+};
+
 void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream& stream);
 void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream& stream);
 void fill_device(void* dst, unsigned char value, std::size_t bytes, Stream& stream);

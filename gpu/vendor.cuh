@@ -44,6 +44,9 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
 #define gpuEventCreate hipEventCreate
+#define gpuEventCreateWithFlags hipEventCreateWithFlags
+#define gpuEventDisableTiming hipEventDisableTiming
+#define gpuStreamWaitEvent hipStreamWaitEvent
 #define gpuEventDestroy hipEventDestroy
 #define gpuEventRecord hipEventRecord
 #define gpuEventSynchronize hipEventSynchronize
@@ -79,6 +82,9 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamSynchronize cudaStreamSynchronize
 #define gpuEventCreate cudaEventCreate
+#define gpuEventCreateWithFlags cudaEventCreateWithFlags
+#define gpuEventDisableTiming cudaEventDisableTiming
+#define gpuStreamWaitEvent cudaStreamWaitEvent
 #define gpuEventDestroy cudaEventDestroy
 #define gpuEventRecord cudaEventRecord
 #define gpuEventSynchronize cudaEventSynchronize

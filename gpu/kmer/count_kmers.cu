@@ -39,9 +39,10 @@ __device__ Kmer<W> chosen_strand(const KmerRoller<W>& roller, bool canonical) {
 }
 
 // The lanes of a warp step through their spans together; at each step the
-// valid k-mers of the warp take consecutive slots from one atomicAdd.
+// valid k-mers of the warp take consecutive slots from one atomicAdd. Slots
+// from `room` on are counted but not written (see extract_kmers).
 template <int W>
-__global__ void extract_kmers_kernel(KmerExtraction job, KmerColumns out,
+__global__ void extract_kmers_kernel(KmerExtraction job, KmerColumns out, std::size_t room,
                                      unsigned long long* count) {
   const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t first = job.end_from + thread * kSpan;
@@ -74,8 +75,8 @@ __global__ void extract_kmers_kernel(KmerExtraction job, KmerColumns out,
     unsigned long long base = 0;
     if (lane == 0) base = atomicAdd(count, static_cast<unsigned long long>(lane_count(voters)));
     base = warp_broadcast(base, 0);
-    if (valid) {
-      const std::size_t slot = base + lane_count(voters & lanes_below());
+    const std::size_t slot = base + lane_count(voters & lanes_below());
+    if (valid && slot < room) {
       const Kmer<W> x = chosen_strand(roller, job.canonical);
       out.high[slot] = x.w[0];
       if constexpr (W == 2) out.low[slot] = x.w[1];
@@ -128,10 +129,11 @@ unsigned blocks_for(std::size_t items, std::size_t per_block) {
 }
 
 template <int W>
-void launch_extract(const KmerExtraction& job, KmerColumns out, unsigned long long* count,
-                    gpuStream_t stream) {
+void launch_extract(const KmerExtraction& job, KmerColumns out, std::size_t room,
+                    unsigned long long* count, gpuStream_t stream) {
   const std::size_t threads = (job.end_to - job.end_from + kSpan - 1) / kSpan;
-  extract_kmers_kernel<W><<<blocks_for(threads, kThreads), kThreads, 0, stream>>>(job, out, count);
+  extract_kmers_kernel<W>
+      <<<blocks_for(threads, kThreads), kThreads, 0, stream>>>(job, out, room, count);
   GPU_CHECK_LAUNCH();
 }
 
@@ -182,12 +184,12 @@ Status extract_kmers(const KmerExtraction& job, KmerColumns out, std::size_t roo
   if (job.bases == nullptr || job.offsets == nullptr || count == nullptr || out.high == nullptr ||
       (kmer::words_for_k(job.k) == 2 && out.low == nullptr))
     return Status::kNullBuffer;
-  if (job.records == 0 || room < job.end_to - job.end_from) return Status::kInvalidSize;
+  if (job.records == 0 || room == 0) return Status::kInvalidSize;
   auto s = static_cast<gpuStream_t>(stream.native());
   if (kmer::words_for_k(job.k) == 2)
-    launch_extract<2>(job, out, count, s);
+    launch_extract<2>(job, out, room, count, s);
   else
-    launch_extract<1>(job, out, count, s);
+    launch_extract<1>(job, out, room, count, s);
   return Status::kSuccess;
 }
 

@@ -32,9 +32,11 @@ struct KmerExtraction {
 };
 
 // Appends the k-mers of `job` to `out` from index *count on (a device
-// counter, advanced by the number written). `room` is how many k-mers `out`
-// holds; the caller keeps *count + (end_to - end_from) <= room, which bounds
-// what a slice can add (at most one k-mer per end position).
+// counter, advanced by the number found). `room` is how many k-mers `out`
+// holds: k-mers past it are counted but not written, so a counter above
+// `room` afterwards means some were lost. Callers keep *count plus what the
+// slice can add within `room`: at most one k-mer per end position, or half
+// the bytes of well-formed FASTQ text (a quality byte per base).
 [[nodiscard]] Status extract_kmers(const KmerExtraction& job, KmerColumns out, std::size_t room,
                                    unsigned long long* count, Stream& stream);
 

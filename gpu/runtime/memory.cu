@@ -85,6 +85,28 @@ void Stream::synchronize() {
   GPU_CHECK(gpuStreamSynchronize(static_cast<gpuStream_t>(handle_)));
 }
 
+Event::Event() {
+  gpuEvent_t e = nullptr;
+  GPU_CHECK(gpuEventCreateWithFlags(&e, gpuEventDisableTiming));
+  handle_ = e;
+}
+
+Event::~Event() {
+  if (handle_) (void)gpuEventDestroy(static_cast<gpuEvent_t>(handle_));
+}
+
+void Event::record(Stream& stream) {
+  GPU_CHECK(gpuEventRecord(static_cast<gpuEvent_t>(handle_), native(stream)));
+}
+
+void Event::make_wait(Stream& stream) const {
+  GPU_CHECK(gpuStreamWaitEvent(native(stream), static_cast<gpuEvent_t>(handle_), 0));
+}
+
+void Event::synchronize() const {
+  GPU_CHECK(gpuEventSynchronize(static_cast<gpuEvent_t>(handle_)));
+}
+
 void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream& stream) {
   GPU_CHECK(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice, native(stream)));
 }

@@ -65,30 +65,68 @@ class GpuCountingEngine final : public CountingEngine {
   [[nodiscard]] bool takes_fastq_text() const noexcept override { return true; }
 
   // The chunk is masked on the device (fastq_text.hpp), then read as one
-  // record. Nothing waits for the device here: the caller reads the next
-  // chunk from the file meanwhile.
+  // record. Chunks alternate between two device buffers: chunk i is copied
+  // on copy_stream_ while the kernels of chunk i - 1 run on stream_, and the
+  // host waits only for the copy of chunk i - 1 (the caller refills its
+  // pinned buffer next), not for the kernels. The device's k-mer count is
+  // read back only when the room might not hold the chunk's k-mers: at most
+  // half its bytes, one per quality byte.
   void add_fastq_text(const char* text, std::size_t n) override {
     gpu::use_device(device_index_);
     if (n == 0) return;
-    held_ = read_counter();  // waits: the previous chunk's copy and work are done
-    if (text_.size() < n) text_ = gpu::DeviceBuffer(n);
     if (!text_space_ || text_space_->capacity < n) {
+      stream_.synchronize();  // the kernels of earlier chunks are done with it
       text_space_.reset();
       text_space_.emplace(n);
     }
     if (!text_totals_) reset_text_totals();
-    gpu::copy_to_device(text_.data(), text, n, stream_);
-    require_success(gpu::mask_fastq_text(text_.as<char>(), n, *text_space_,
+    TextSlot& slot = text_slots_[next_slot_];
+    TextSlot& previous = text_slots_[1 - next_slot_];
+    next_slot_ = 1 - next_slot_;
+    if (slot.text.size() < n) {
+      slot.used.synchronize();
+      slot.text = gpu::DeviceBuffer(n);
+    }
+    slot.used.make_wait(copy_stream_);  // chunk i - 2's kernels are done with slot.text
+    gpu::copy_to_device(slot.text.data(), text, n, copy_stream_);
+    slot.copied.record(copy_stream_);
+    slot.copied.make_wait(stream_);
+
+    require_success(gpu::mask_fastq_text(slot.text.as<char>(), n, *text_space_,
                                          text_totals_->as<gpu::FastqTextTotals>(), stream_),
                     "FASTQ text");
-    const std::uint64_t one_record[2] = {0, n};
-    if (offsets_.size() < sizeof one_record) offsets_ = gpu::DeviceBuffer(sizeof one_record);
-    gpu::copy_to_device(offsets_.data(), one_record, sizeof one_record, stream_);
-    gpu::KmerExtraction job = extraction();
-    job.bases = text_.as<const char>();
-    job.offsets = offsets_.as<const std::uint64_t>();
-    job.records = 1;
-    extract(job, n);
+    const std::size_t most = n / 2;
+    if (held_ + most > capacity_) held_ = read_counter();  // held_ was an upper bound
+    if (held_ > capacity_) {
+      // More k-mers than well-formed text can hold: the text is malformed,
+      // which text_totals() reports; no further k-mers are taken.
+      text_overflow_ = true;
+    } else if (held_ + most <= capacity_) {
+      const std::uint64_t one_record[2] = {0, n};
+      gpu::copy_to_device(slot.offsets.data(), one_record, sizeof one_record, stream_);
+      gpu::KmerExtraction job = extraction();
+      job.bases = slot.text.as<const char>();
+      job.offsets = slot.offsets.as<const std::uint64_t>();
+      job.records = 1;
+      job.end_from = 0;
+      job.end_to = n;
+      require_success(
+          gpu::extract_kmers(job, columns(), capacity_, counter_.as<unsigned long long>(), stream_),
+          "extract");
+      held_ += most;
+    } else {
+      // The room may fill within this chunk: counted in exact slices.
+      const std::uint64_t one_record[2] = {0, n};
+      gpu::copy_to_device(slot.offsets.data(), one_record, sizeof one_record, stream_);
+      gpu::KmerExtraction job = extraction();
+      job.bases = slot.text.as<const char>();
+      job.offsets = slot.offsets.as<const std::uint64_t>();
+      job.records = 1;
+      extract(job, n);
+      held_ = read_counter();
+    }
+    slot.used.record(stream_);
+    previous.copied.synchronize();
   }
 
   TextTotals text_totals() override {
@@ -111,7 +149,7 @@ class GpuCountingEngine final : public CountingEngine {
 
   void finish() override {
     gpu::use_device(device_index_);
-    held_ = read_counter();
+    held_ = exact_count();
     if (held_ > 0) flush();
   }
 
@@ -121,7 +159,7 @@ class GpuCountingEngine final : public CountingEngine {
       std::vector<std::pair<std::uint32_t, std::uint64_t>>& frequencies) override {
     gpu::use_device(device_index_);
     frequencies.clear();
-    held_ = read_counter();
+    held_ = exact_count();
     if (rounds_ > 0) {
       if (held_ > 0) flush();
       return false;
@@ -229,6 +267,17 @@ class GpuCountingEngine final : public CountingEngine {
     gpu::copy_to_device(offsets_.data(), batch.offsets.data(), offset_bytes, stream_);
   }
 
+  // The k-mers gathered, once every chunk's work is done; an overflow of
+  // the room (only malformed text can cause one, and text_totals() names
+  // it first) must never reach the sort as a short count.
+  std::size_t exact_count() {
+    const std::size_t n = read_counter();
+    if (text_overflow_ || n > capacity_)
+      throw Error("internal: the GPU k-mer room overflowed (" + std::to_string(n) +
+                  " k-mers, room " + std::to_string(capacity_) + ")");
+    return n;
+  }
+
   std::size_t read_counter() {
     unsigned long long n = 0;
     gpu::copy_to_host(&n, counter_.data(), sizeof n, stream_);
@@ -264,11 +313,23 @@ class GpuCountingEngine final : public CountingEngine {
   gpu::DeviceBuffer high_, low_;       // the gathered k-mers, one column per word
   gpu::DeviceBuffer counter_;          // how many of them (device-side, for the kernel's appends)
   gpu::DeviceBuffer bases_, offsets_;  // a parsed batch
-  gpu::DeviceBuffer text_;             // FASTQ text, masked in place
+  // FASTQ text chunks, masked in place, in two slots taken in turn.
+  struct TextSlot {
+    gpu::DeviceBuffer text;
+    gpu::DeviceBuffer offsets{2 * sizeof(std::uint64_t)};  // the chunk as one record
+    gpu::Event copied;                                     // its text is on the device
+    gpu::Event used;                                       // its kernels are done
+  };
+  gpu::Stream copy_stream_;
+  TextSlot text_slots_[2];
+  int next_slot_ = 0;
+  bool text_overflow_ = false;
   std::optional<gpu::FastqTextSpace> text_space_;
   std::optional<gpu::DeviceBuffer> text_totals_;  // gpu::FastqTextTotals
-  std::size_t held_ = 0;                          // k-mers gathered, as of the last read_counter()
-  int rounds_ = 0;                                // runs handed to the sink
+  // K-mers gathered: the device's count as of the last read_counter(), or an
+  // upper bound of it after text chunks.
+  std::size_t held_ = 0;
+  int rounds_ = 0;  // runs handed to the sink
 };
 
 }  // namespace
