@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "gpu/kmer/count_kmers.hpp"
 #include "gpu/runtime.hpp"
 #include "io/batch.hpp"
@@ -208,6 +209,68 @@ TEST_CASE("the GPU engine counts FASTQ text parsed on the device", "[gpu]") {
     CHECK(totals.records == batch.size());
     CHECK(totals.bases == batch.total_bases());
     CHECK(sink.counts == host_counts(batch, k, true));
+  }
+}
+
+TEST_CASE("FASTQ text in many chunks fills a small room over several rounds", "[gpu]") {
+  // Chunks take the engine's two device slots in turn; the room (from an 80
+  // MB budget) fills inside chunks, so the bounded and the exact paths and
+  // several rounds all run.
+  std::mt19937_64 rng(std::random_device{}());
+  for (int k : {21, 45}) {
+    kmer::EngineParams params;
+    params.k = k;
+    params.memory_budget = std::size_t{80} << 20;
+    CollectingSink sink;
+    Counts expected;
+    auto engine = kmer::make_gpu_engine(params, sink);
+    std::uint64_t records = 0;
+    for (int b = 0; b < 3; ++b) {
+      const io::SequenceBatch batch = random_batch(rng, 8000, 250);
+      for (const auto& [key, count] : host_counts(batch, k, true)) expected[key] += count;
+      records += batch.size();
+      const std::string text = as_fastq_text(batch);
+      for (std::size_t from = 0; from < text.size();) {
+        const std::size_t want = std::uniform_int_distribution<std::size_t>(1, 400'000)(rng);
+        std::size_t to =
+            from + io::whole_records_end(text.data() + from, std::min(want, text.size() - from));
+        if (to == from) to = text.size();  // no whole record in `want` bytes: the rest
+        engine->add_fastq_text(text.data() + from, to - from);
+        from = to;
+      }
+    }
+    const kmer::TextTotals totals = engine->text_totals();
+    engine->finish();
+    INFO("k=" << k << " rounds=" << sink.runs);
+    CHECK_FALSE(totals.malformed);
+    CHECK(totals.records == records);
+    CHECK(sink.runs >= 2);
+    CHECK(sink.counts == expected);
+  }
+}
+
+TEST_CASE("text with more bases than quality bytes cannot overrun the room", "[gpu]") {
+  // Malformed records (1,000 bases, a 1-letter quality line) break the
+  // engine's bound of half a chunk's bytes; the room must not be written
+  // past, the text is reported malformed, and a count is never short.
+  std::mt19937_64 rng(std::random_device{}());
+  std::string record = "@r\n";
+  for (int i = 0; i < 1000; ++i) record += "ACGT"[rng() % 4];
+  record += "\n+\nI\n";
+  std::string chunk;
+  while (chunk.size() < (std::size_t{256} << 10)) chunk += record;
+  kmer::EngineParams params;
+  params.k = 21;
+  params.kmer_bound = 1;  // the smallest room the engine takes (about 1 M k-mers)
+  CollectingSink sink;
+  auto engine = kmer::make_gpu_engine(params, sink);
+  for (int c = 0; c < 12; ++c) engine->add_fastq_text(chunk.data(), chunk.size());
+  const kmer::TextTotals totals = engine->text_totals();
+  CHECK(totals.malformed);
+  try {
+    engine->finish();
+  } catch (const seqfuse::Error&) {
+    // The overflow, when the mask let the long lines through.
   }
 }
 
