@@ -14,6 +14,7 @@
 
 #include "../primitives/dpx.cuh"
 #include "core/parallel.hpp"
+#include "core/report.hpp"
 #include "score_pairs.hpp"
 
 namespace seqfuse::gpu {
@@ -226,6 +227,7 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
       plan_pair_batches(pairs, gaps, max_substitution,
                         budget_bytes ? budget_bytes : default_budget(), bits, force_wide_edges);
   batches_ = plan.size();
+  trace("align pairs: checked and planned");
 
   const std::vector<int> table = pair_table(params.matrix, params.alphabet_size);
   DeviceBuffer table_device(table.size() * sizeof(int));
@@ -258,6 +260,7 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
                       pack_pair_groups(batch, pairs, query_codes.data(), target_codes.data(), bits,
                                        words, begin, end);
                     });
+    trace("align pairs: batch packed");
     std::memcpy(bytes + words_bytes, batch.groups.data(), batch.groups.size() * sizeof(PairGroup));
     std::memcpy(bytes + words_bytes + groups_bytes, batch.lengths.data(),
                 batch.lengths.size() * sizeof(PairLengths));
@@ -280,6 +283,7 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
     copy_to_host(results.data(), scores.data(), results.size() * sizeof(PairEnd), stream_);
     stream_.synchronize();
     kernel_seconds_ += timer.seconds();
+    trace("align pairs: batch scored");
     for (std::size_t slot = 0; slot < batch.pairs.size(); ++slot) {
       const std::uint32_t p = batch.pairs[slot];
       if (p == PairBatch::kPaddingSlot) continue;
