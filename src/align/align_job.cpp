@@ -112,7 +112,7 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   std::vector<AlignResult> scores;
   scorer.score(queries, targets, scores);
   stats.device_seconds = scorer.device_seconds();
-  trace("align: pairs scored");
+  seqfuse::trace("align: pairs scored");
   if (job.traceback) {
     GpuTracer tracer(scheme, job.mode, queries, targets);
     std::vector<PairIndex> pairs(scores.size());
@@ -122,7 +122,7 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     tracer.align_pairs(pairs, traced);
     for (std::size_t k = 0; k < scores.size(); ++k) replace_with_traced(traced[k], scores[k]);
     stats.device_seconds += tracer.device_seconds();
-    trace("align: pairs traced");
+    seqfuse::trace("align: pairs traced");
   }
   for (std::size_t k = 0; k < scores.size(); ++k) {
     stats.cells += std::uint64_t{q[k].size()} * t[k].size();
