@@ -10,6 +10,14 @@ sf=bundle/bin/seqfuse
 reads=/tmp/seqfuse-bench/kmer/reads.fq
 [ -f "$reads" ] || { echo "no $reads: run the kmer_count bench case first"; exit 1; }
 threads=$(nproc)
+# The fixed costs of a GPU run (driver start-up, context teardown at exit):
+# one read, so the wall time minus the trace's `exit` is the teardown.
+printf '@r\nACGTACGTACGTACGTACGTACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII\n' >/tmp/one-read.fq
+for run in 1 2; do
+  echo "== trace: one read, run $run"
+  SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
+    "$sf" kmer-count -k 31 -t "$threads" --histo /dev/null /tmp/one-read.fq 2>&1
+done
 inputs=("$reads")
 [ "${KMER_TRACE_GZIP:-1}" = 0 ] || inputs+=("$reads.gz")
 for f in "${inputs[@]}"; do
