@@ -3,13 +3,19 @@
 // query is swept kRows rows at a time with H and E of those rows in
 // registers; the last row of a chunk (H, F) is passed to the next chunk
 // through a per-target edge array in device memory.
+//
+// DeviceTargetSet::score runs the 16-bit packed-lane kernel (score_db16.cu,
+// two targets per thread) first and this kernel for the queries of the pairs
+// 16 bits cannot score exactly; this kernel is also the fallback for
+// scorings 16 bits cannot take and the score_pairs path.
+#include "../vendor.cuh"  // first: HIP defines __host__ there
+
 #include <algorithm>
 #include <climits>
-#include <numeric>
 
 #include "../primitives/dpx.cuh"
-#include "../vendor.cuh"
 #include "score_db.hpp"
+#include "search16_dp.hpp"
 
 namespace seqfuse::gpu {
 namespace {
@@ -193,36 +199,14 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
     lengths_[k] = static_cast<std::uint32_t>(offsets[k + 1] - offsets[k]);
   residues_ = count ? offsets[count] - offsets[0] : 0;
 
-  // Longest first, so the targets of one group (and one warp) have similar
-  // lengths: little padding, little divergence. Stable: ties keep input order.
-  order_.resize(count);
-  std::iota(order_.begin(), order_.end(), 0u);
-  std::stable_sort(order_.begin(), order_.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return lengths_[a] > lengths_[b]; });
-
-  const std::size_t groups = (count + kSlotGroup - 1) / kSlotGroup;
-  group_base_.resize(groups);
-  group_len_.resize(groups);
-  std::vector<std::uint32_t> slot_len(count);
-  std::vector<std::uint64_t> slot_base(count);
-  for (std::size_t g = 0; g < groups; ++g) {
-    group_base_[g] = interleaved_bytes_;
-    group_len_[g] = lengths_[order_[g * kSlotGroup]];
-    interleaved_bytes_ += std::uint64_t{group_len_[g]} * kSlotGroup;
-  }
-  std::vector<std::uint8_t> interleaved(interleaved_bytes_, 0);
-  for (std::size_t s = 0; s < count; ++s) {
-    const std::size_t g = s / kSlotGroup, lane = s % kSlotGroup;
-    const std::uint32_t k = order_[s];
-    slot_len[s] = lengths_[k];
-    slot_base[s] = group_base_[g] + lane;
-    const std::uint8_t* src = codes.data() + offsets[k];
-    for (std::uint32_t j = 0; j < lengths_[k]; ++j)
-      interleaved[group_base_[g] + std::uint64_t{j} * kSlotGroup + lane] = src[j];
-  }
-  codes_ = upload(interleaved.data(), interleaved.size(), stream_);
-  slot_len_ = upload(slot_len.data(), slot_len.size(), stream_);
-  slot_base_ = upload(slot_base.data(), slot_base.size(), stream_);
+  // Longest first in groups of kSlotGroup interleaved slots (one layout for
+  // both kernels; the 16-bit kernel takes slots 2k and 2k + 1 per thread).
+  search16::TargetLayout layout = search16::build_target_layout(codes, offsets);
+  order_ = std::move(layout.order);
+  interleaved_bytes_ = layout.interleaved;
+  codes_ = upload(layout.codes.data(), layout.codes.size(), stream_);
+  slot_len_ = upload(layout.slot_len.data(), layout.slot_len.size(), stream_);
+  slot_base_ = upload(layout.slot_base.data(), layout.slot_base.size(), stream_);
   slot_order_ = upload(order_.data(), order_.size(), stream_);
   stream_.synchronize();  // the host staging vectors die here
 }
@@ -282,17 +266,53 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   if (const Status s = upload_queries(params, query_codes, query_offsets, uploaded);
       s != Status::kSuccess)
     return s;
+  stats_ = ScoreStats{};
+  stats_.pairs = queries * size();
   if (queries == 0 || size() == 0) return Status::kSuccess;
 
-  // Queries per launch: many, so the longest targets' blocks of one launch
-  // overlap with the work of the others; bounded by the edge memory (each
-  // query in flight needs one edge cell per interleaved target letter), a
-  // quarter of what is free and at most 8 GiB.
-  const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(int2);
+  if (!params.narrow_lanes || !search16::params_fit(search16::make_params16(params))) {
+    score_wide(params, uploaded, queries, {}, out);
+    return Status::kSuccess;
+  }
+  std::vector<std::uint32_t> rerun;
+  score_narrow(params, uploaded, queries, out, rerun);
+  if (rerun.empty()) return Status::kSuccess;
+
+  // The queries of flagged pairs, whole rows at 32 bits: flagged pairs are
+  // rare (local scores near 32,767, global pairs past the a-priori bound),
+  // and a row reuses the unchanged 32-bit launch path.
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint64_t> offsets{0};
+  for (std::uint32_t q : rerun) {
+    codes.insert(codes.end(), query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q]),
+                 query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q + 1]));
+    offsets.push_back(codes.size());
+  }
+  QueryUpload subset;
+  if (const Status s = upload_queries(params, codes, offsets, subset); s != Status::kSuccess)
+    return s;
+  stats_.rerun_queries = static_cast<std::uint32_t>(rerun.size());
+  stats_.rerun_pairs = rerun.size() * size();
+  score_wide(params, subset, rerun.size(), rerun, out);
+  return Status::kSuccess;
+}
+
+// Queries per launch: many, so the longest targets' blocks of one launch
+// overlap with the work of the others; bounded by the edge memory (each
+// query in flight needs its edge cells), a quarter of what is free and at
+// most 8 GiB.
+static std::uint32_t queries_per_launch(std::uint64_t edge_bytes_per_query) {
   const std::uint64_t edge_budget = std::clamp<std::uint64_t>(
       free_device_memory() / 4, std::uint64_t{256} << 20, std::uint64_t{8} << 30);
-  const std::uint32_t per_launch = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), 1, 64));
+}
+
+void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& uploaded,
+                                 std::size_t queries, std::span<const std::uint32_t> rows,
+                                 std::span<PairScore> out) {
+  const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(int2);
+  const std::uint32_t per_launch = queries_per_launch(edge_bytes_per_query);
   DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
   std::vector<PairScore> by_slot(size() * per_launch);
@@ -301,13 +321,46 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     launch(params, uploaded, static_cast<std::uint32_t>(first), count, nullptr, edges, scores,
            by_slot);
-    for (std::uint32_t q = 0; q < count; ++q)
+    for (std::uint32_t q = 0; q < count; ++q) {
+      const std::size_t row = rows.empty() ? first + q : rows[first + q];
       for (std::size_t s = 0; s < size(); ++s)
-        out[(first + q) * size() + order_[s]] = by_slot[q * size() + s];
+        out[row * size() + order_[s]] = by_slot[q * size() + s];
+    }
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));
-  return Status::kSuccess;
+}
+
+void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload& uploaded,
+                                   std::size_t queries, std::span<PairScore> out,
+                                   std::vector<std::uint32_t>& rerun) {
+  const search16::Params16 p16 = search16::make_params16(params);
+  const std::uint64_t edge_bytes_per_query = (interleaved_bytes_ / 2) * sizeof(search16::Edge16);
+  const std::uint32_t per_launch = queries_per_launch(edge_bytes_per_query);
+  DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
+  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
+  std::vector<PairScore> by_slot(size() * per_launch);
+  const search16::Targets16 view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
+                                 slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
+                                 interleaved_bytes_};
+  for (std::size_t first = 0; first < queries; first += per_launch) {
+    const auto count =
+        static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
+    const search16::Queries16 batch{uploaded.codes.as<std::uint8_t>(),
+                                    uploaded.offsets.as<std::uint64_t>(),
+                                    static_cast<std::uint32_t>(first)};
+    launch_score_db16(params.local, view, batch, count, uploaded.matrix.as<int>(),
+                      params.alphabet_size, p16, edges.as<search16::Edge16>(),
+                      scores.as<PairScore>(), stream_.native());
+    copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * size() * count, stream_);
+    stream_.synchronize();
+    stats_.narrow_pairs += std::uint64_t{count} * size();
+    stats_.flagged_pairs +=
+        search16::scatter16(std::span<const PairScore>(by_slot.data(), std::size_t{count} * size()),
+                            static_cast<std::uint32_t>(first), count, order_, out, rerun);
+  }
+  scratch_pool_.release(std::move(edges));
+  scratch_pool_.release(std::move(scores));
 }
 
 Status DeviceTargetSet::score_pairs(const ScoreParams& params,

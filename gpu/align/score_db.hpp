@@ -24,6 +24,19 @@ struct ScoreParams {
   int gap_extend = 1;
   int alphabet_size = 0;    // <= kMaxAlphabet; codes are 0 .. alphabet_size-1
   std::vector<int> matrix;  // alphabet_size^2, matrix[q * alphabet_size + t]
+  // score(): try two targets per thread in packed 16-bit lanes first (where
+  // the scoring allows it), rerunning at 32 bits every query with a pair
+  // that 16 bits cannot score exactly. False: 32-bit only.
+  bool narrow_lanes = true;
+};
+
+// What the last score() call did.
+struct ScoreStats {
+  std::uint64_t pairs = 0;          // query x target pairs scored
+  std::uint64_t narrow_pairs = 0;   // of these, run in the 16-bit kernel
+  std::uint64_t flagged_pairs = 0;  // 16-bit pairs flagged (saturated or out of bounds)
+  std::uint64_t rerun_pairs = 0;    // pairs run again at 32 bits (whole query rows)
+  std::uint32_t rerun_queries = 0;  // queries with a flagged pair
 };
 
 // Score and end cell (0-based). For local alignment the end is the first cell
@@ -51,9 +64,13 @@ class DeviceTargetSet {
 
   // Scores every query against every target: out[q * size() + k]. Queries
   // are letter codes like the targets. Blocks until the scores are on the host.
+  // 16-bit lanes first (score_db16.cu), then the 32-bit kernel for the
+  // queries of flagged pairs; last_stats() says how many.
   [[nodiscard]] Status score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
                              std::span<const std::uint64_t> query_offsets,
                              std::span<PairScore> out);
+
+  [[nodiscard]] const ScoreStats& last_stats() const noexcept { return stats_; }
 
   // Pairwise: out[k] scores query k against target k (one query per target).
   [[nodiscard]] Status score_pairs(const ScoreParams& params,
@@ -70,15 +87,22 @@ class DeviceTargetSet {
   void launch(const ScoreParams& params, const QueryUpload& queries, std::uint32_t first,
               std::uint32_t count, const std::uint32_t* pair_query, DeviceBuffer& edges,
               DeviceBuffer& scores, std::vector<PairScore>& by_slot);
+  // The 32-bit kernel over every query of `queries`; query q's scores go to
+  // out row rows[q] (row q when rows is empty).
+  void score_wide(const ScoreParams& params, const QueryUpload& queries, std::size_t count,
+                  std::span<const std::uint32_t> rows, std::span<PairScore> out);
+  // The 16-bit kernel over every query; appends the queries with flagged
+  // pairs to `rerun` (their out rows are incomplete).
+  void score_narrow(const ScoreParams& params, const QueryUpload& queries, std::size_t count,
+                    std::span<PairScore> out, std::vector<std::uint32_t>& rerun);
 
-  std::vector<std::uint32_t> lengths_;  // by original target index
-  std::vector<std::uint32_t> order_;    // slot -> original index, longest first
-  std::vector<std::uint64_t>
-      group_base_;  // per group of kSlotGroup slots: start in interleaved storage
-  std::vector<std::uint32_t> group_len_;  // per group: longest target in it
-  std::uint64_t interleaved_bytes_ = 0;   // sum over groups of group_len * kSlotGroup
+  std::vector<std::uint32_t> lengths_;   // by original target index
+  std::vector<std::uint32_t> order_;     // slot -> original index, longest first
+  std::uint64_t interleaved_bytes_ = 0;  // sum over groups of group_len * kSlotGroup
+  ScoreStats stats_;
   std::uint64_t residues_ = 0;
-  DeviceBuffer codes_;       // interleaved: codes[group_base + j * kSlotGroup + lane]
+  DeviceBuffer codes_;       // interleaved: codes[group_base + j * kSlotGroup + lane], see
+                             // search16::build_target_layout
   DeviceBuffer slot_len_;    // per slot: length
   DeviceBuffer slot_base_;   // per slot: group_base (+ lane added on device)
   DeviceBuffer slot_order_;  // per slot: the target's original index

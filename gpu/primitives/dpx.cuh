@@ -1,15 +1,30 @@
 // Max-plus helpers for dynamic programming. Hopper (sm_90) has DPX
 // instructions for these; every other target, HIP included, gets the
 // portable form. Kernels call these functions, never the intrinsics.
+//
+// The packed 16-bit forms (two signed 16-bit lanes in one 32-bit word, low
+// half = lane 0) are SF_HOST_DEVICE: their portable form is plain C++ on the
+// two halves, so a CPU-only build (which includes this header without a GPU
+// compiler) runs exactly the arithmetic the kernels run. Lane arithmetic
+// wraps modulo 2^16 like the DPX instructions (add.s16x2 has no .sat), and
+// the lanes never interact.
 #pragma once
 
-#include "../vendor.cuh"
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#include "../vendor.cuh"  // first: HIP defines __host__ there
+#endif
+
+#include <cstdint>
+
+#include "host_device.hpp"
 
 namespace seqfuse::gpu {
 
-#if SEQFUSE_VENDOR_CUDA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(SEQFUSE_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define SEQFUSE_HAVE_DPX 1
 #endif
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
 
 // max(a + b, c)
 __device__ __forceinline__ int add_max(int a, int b, int c) {
@@ -35,6 +50,103 @@ __device__ __forceinline__ int max3_relu(int a, int b, int c) {
   return __vimax3_s32_relu(a, b, c);
 #else
   return max(max(a, 0), max(b, c));
+#endif
+}
+
+#endif  // a GPU compiler
+
+// ---- Two signed 16-bit lanes per word (s16x2) ----
+
+// Lane 0 (low half) and lane 1 (high half) as ints, sign-extended.
+SF_HOST_DEVICE int lane0_s16(std::uint32_t x) {
+  const int v = static_cast<int>(x & 0xffffu);
+  return v >= 0x8000 ? v - 0x10000 : v;
+}
+SF_HOST_DEVICE int lane1_s16(std::uint32_t x) {
+  const int v = static_cast<int>(x >> 16);
+  return v >= 0x8000 ? v - 0x10000 : v;
+}
+// Two ints to one word; each keeps its low 16 bits (so it wraps like the
+// lane arithmetic when out of range).
+SF_HOST_DEVICE std::uint32_t pack_s16x2(int lane0, int lane1) {
+  return (static_cast<std::uint32_t>(lane0) & 0xffffu) | (static_cast<std::uint32_t>(lane1) << 16);
+}
+SF_HOST_DEVICE std::uint32_t splat_s16x2(int v) {
+  return pack_s16x2(v, v);
+}
+
+namespace s16x2_portable {
+SF_HOST_DEVICE int max_of(int a, int b) {
+  return a > b ? a : b;
+}
+// The low 16 bits of v as a signed 16-bit value (wrap-around).
+SF_HOST_DEVICE int wrap16(int v) {
+  return lane0_s16(static_cast<std::uint32_t>(v));
+}
+}  // namespace s16x2_portable
+
+// Per lane: max(a + b, c), the add wrapping.
+SF_HOST_DEVICE std::uint32_t add_max_s16x2(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#ifdef SEQFUSE_HAVE_DPX
+  return __viaddmax_s16x2(a, b, c);
+#else
+  using namespace s16x2_portable;
+  return pack_s16x2(max_of(wrap16(lane0_s16(a) + lane0_s16(b)), lane0_s16(c)),
+                    max_of(wrap16(lane1_s16(a) + lane1_s16(b)), lane1_s16(c)));
+#endif
+}
+
+// Per lane: max(a + b, c, 0), the add wrapping.
+SF_HOST_DEVICE std::uint32_t add_max_relu_s16x2(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#ifdef SEQFUSE_HAVE_DPX
+  return __viaddmax_s16x2_relu(a, b, c);
+#else
+  using namespace s16x2_portable;
+  return pack_s16x2(max_of(max_of(wrap16(lane0_s16(a) + lane0_s16(b)), lane0_s16(c)), 0),
+                    max_of(max_of(wrap16(lane1_s16(a) + lane1_s16(b)), lane1_s16(c)), 0));
+#endif
+}
+
+// Per lane: a + b, wrapping. On Hopper one DPX add-max against the lowest
+// value, which every sum is at least: the same result as a plain add.
+SF_HOST_DEVICE std::uint32_t add_s16x2(std::uint32_t a, std::uint32_t b) {
+#ifdef SEQFUSE_HAVE_DPX
+  return __viaddmax_s16x2(a, b, 0x80008000u);
+#else
+  using namespace s16x2_portable;
+  return pack_s16x2(wrap16(lane0_s16(a) + lane0_s16(b)), wrap16(lane1_s16(a) + lane1_s16(b)));
+#endif
+}
+
+// Per lane: max(a, b).
+SF_HOST_DEVICE std::uint32_t max_s16x2(std::uint32_t a, std::uint32_t b) {
+#ifdef SEQFUSE_HAVE_DPX
+  return __vmaxs2(a, b);  // one VIMNMX.S16x2 on sm_90
+#else
+  using namespace s16x2_portable;
+  return pack_s16x2(max_of(lane0_s16(a), lane0_s16(b)), max_of(lane1_s16(a), lane1_s16(b)));
+#endif
+}
+
+// Per lane: max(a, b, c).
+SF_HOST_DEVICE std::uint32_t max3_s16x2(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#ifdef SEQFUSE_HAVE_DPX
+  return __vimax3_s16x2(a, b, c);
+#else
+  using namespace s16x2_portable;
+  return pack_s16x2(max_of(lane0_s16(a), max_of(lane0_s16(b), lane0_s16(c))),
+                    max_of(lane1_s16(a), max_of(lane1_s16(b), lane1_s16(c))));
+#endif
+}
+
+// Per lane: max(a, b, c, 0).
+SF_HOST_DEVICE std::uint32_t max3_relu_s16x2(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#ifdef SEQFUSE_HAVE_DPX
+  return __vimax3_s16x2_relu(a, b, c);
+#else
+  using namespace s16x2_portable;
+  return pack_s16x2(max_of(max_of(lane0_s16(a), 0), max_of(lane0_s16(b), lane0_s16(c))),
+                    max_of(max_of(lane1_s16(a), 0), max_of(lane1_s16(b), lane1_s16(c))));
 #endif
 }
 

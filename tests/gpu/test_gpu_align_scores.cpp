@@ -1,8 +1,14 @@
 // The GPU score engine against the scalar reference, exactly: every built-in
 // matrix, several gap pairs, both modes, lengths 0, 1, 2 and long, and the
 // real protein fixture. Fresh random inputs each run (seed printed).
+// score() runs the 16-bit packed-lane kernel first and reruns flagged pairs
+// at 32 bits; the [search16] cases aim at that split (saturating pairs,
+// lanes of different lengths, both paths side by side) and print how many
+// pairs were rerun.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "../unit/test_align_support.hpp"
@@ -20,13 +26,19 @@ namespace test = seqfuse::align::test;
 using Flat = test::FlatCodes;
 
 // Scores all queries against all targets on the GPU (output poisoned first)
-// and requires every pair to equal the reference.
-void require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode, const Flat& queries,
-                                const Flat& targets) {
+// and requires every pair to equal the reference. narrow: 16-bit lanes first
+// (the default) or the 32-bit kernel only.
+gpu::ScoreStats require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode,
+                                           const Flat& queries, const Flat& targets,
+                                           bool narrow = true) {
   gpu::DeviceTargetSet set(targets.codes, targets.offsets);
   std::vector<gpu::PairScore> got(queries.size() * targets.size(), gpu::PairScore{-7777, -7, -7});
-  REQUIRE(set.score(seqfuse::align::gpu_score_params(scheme, mode), queries.codes, queries.offsets,
-                    got) == gpu::Status::kSuccess);
+  gpu::ScoreParams params = seqfuse::align::gpu_score_params(scheme, mode);
+  params.narrow_lanes = narrow;
+  REQUIRE(set.score(params, queries.codes, queries.offsets, got) == gpu::Status::kSuccess);
+  const gpu::ScoreStats stats = set.last_stats();
+  CHECK(stats.pairs == queries.size() * targets.size());
+  if (!narrow) CHECK(stats.narrow_pairs == 0);
   std::size_t wrong = 0;
   for (std::size_t q = 0; q < queries.size(); ++q) {
     for (std::size_t t = 0; t < targets.size(); ++t) {
@@ -44,6 +56,17 @@ void require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode, con
     }
   }
   CHECK(wrong == 0);
+  return stats;
+}
+
+void print_stats(const char* what, const gpu::ScoreStats& s) {
+  std::printf(
+      "[search16] %s: %llu pairs, %llu in 16-bit lanes, %llu flagged, %llu rerun at 32 "
+      "bits (%u queries)\n",
+      what, static_cast<unsigned long long>(s.pairs),
+      static_cast<unsigned long long>(s.narrow_pairs),
+      static_cast<unsigned long long>(s.flagged_pairs),
+      static_cast<unsigned long long>(s.rerun_pairs), s.rerun_queries);
 }
 
 }  // namespace
@@ -84,7 +107,7 @@ TEST_CASE("GPU scores equal the reference on long sequences", "[gpu][align]") {
   targets.add(test::encode(scheme, rng.random(letters, 9000)));
   targets.add(test::encode(scheme, rng.random(letters, 3)));
   for (const AlignMode mode : {AlignMode::local, AlignMode::global})
-    require_equal_to_reference(scheme, mode, queries, targets);
+    print_stats("long sequences", require_equal_to_reference(scheme, mode, queries, targets));
 }
 
 TEST_CASE("GPU scores equal the reference on real proteins", "[gpu][align]") {
@@ -142,4 +165,74 @@ TEST_CASE("GPU pairwise scores equal the reference", "[gpu][align]") {
     }
     CHECK(wrong == 0);
   }
+}
+
+TEST_CASE("GPU 16-bit search: saturating pairs are rerun at 32 bits, their lane partners exact",
+          "[gpu][align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::string amino = "ARNDCQEGHILKMFPSTWYV";
+  // W-W scores 11: 3,000 W reach 33,000 (past 16 bits); the saturation
+  // limit is 32,767 - 11 = 32,756, so 2,978 W are flagged, 2,977 W exact.
+  Flat queries, targets;
+  queries.add(test::encode(scheme, std::string(3000, 'W')));
+  queries.add(test::encode(scheme, rng.random(amino, 400)));
+  const std::string w_mix = std::string(1500, 'W') + rng.random(amino, 40) + std::string(1500, 'W');
+  queries.add(test::encode(scheme, w_mix));
+  queries.add(test::encode(scheme, ""));
+  for (int len : {3000, 2999, 2978, 2977, 2960, 2900, 1200, 1199, 40, 3, 1, 0})
+    targets.add(test::encode(scheme, std::string(static_cast<std::size_t>(len), 'W')));
+  targets.add(test::encode(scheme, rng.mutate(std::string(3000, 'W'), amino, 0.02)));
+  targets.add(test::encode(scheme, rng.random(amino, 2990)));
+  targets.add(test::encode(scheme, w_mix));  // 15 targets: the last lane has no partner
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    INFO(seqfuse::align::mode_name(mode));
+    const gpu::ScoreStats stats = require_equal_to_reference(scheme, mode, queries, targets);
+    CHECK(stats.flagged_pairs > 0);
+    CHECK(stats.rerun_queries > 0);
+    print_stats(mode == AlignMode::local ? "saturating sw" : "saturating nw", stats);
+  }
+}
+
+TEST_CASE("GPU 16-bit search: mixed-length lanes, every scoring, both paths agree",
+          "[gpu][align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  gpu::ScoreStats total;
+  test::for_each_scoring(
+      [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
+        const std::string& letters = scheme_case.letters;
+        Flat queries, targets;
+        for (int len : {0, 1, 2, 31, 32, 33, rng.uniform(1, 600), rng.uniform(1, 600)})
+          queries.add(test::encode(scheme, rng.random(letters, static_cast<std::size_t>(len))));
+        queries.add(test::encode(scheme, std::string(70, letters[0])));  // all one letter
+        const std::string related = rng.random(letters, 300);
+        queries.add(test::encode(scheme, related));
+        // 301 targets (odd: a lone last lane) whose lengths jump, so the two
+        // lanes of a thread often differ, some by a lot.
+        for (int k = 0; k < 301; ++k) {
+          std::string s;
+          if (k % 7 == 0)
+            s = rng.random(letters, static_cast<std::size_t>(rng.uniform(0, 3)));
+          else if (k % 5 == 0)
+            s = rng.mutate(related, letters, 0.15);
+          else if (k % 11 == 0)
+            s = std::string(static_cast<std::size_t>(rng.uniform(1, 90)), letters[0]);
+          else
+            s = rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 1200)));
+          targets.add(test::encode(scheme, s));
+        }
+        const gpu::ScoreStats narrow = require_equal_to_reference(scheme, mode, queries, targets);
+        CHECK(narrow.narrow_pairs == narrow.pairs);
+        require_equal_to_reference(scheme, mode, queries, targets, false);
+        total.pairs += narrow.pairs;
+        total.narrow_pairs += narrow.narrow_pairs;
+        total.flagged_pairs += narrow.flagged_pairs;
+        total.rerun_pairs += narrow.rerun_pairs;
+        total.rerun_queries += narrow.rerun_queries;
+      });
+  print_stats("mixed lengths, every scoring", total);
 }

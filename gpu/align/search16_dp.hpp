@@ -1,0 +1,404 @@
+// The 16-bit database-search DP (score_db16.cu) as SF_HOST_DEVICE code, so
+// the CPU emulation test (tests/unit/test_align_search16_emulated.cpp) runs
+// the very layout, packing, arithmetic and saturation flags the kernel runs.
+//
+// One thread scores one query against two targets at once, one per signed
+// 16-bit lane of every 32-bit register (s16x2, Hopper DPX where present,
+// gpu/primitives/dpx.cuh): the two neighbouring slots 2k and 2k + 1 of the
+// length-sorted, interleaved target set, so their lengths are close and their
+// letters at column j are one 16-bit load. The query is swept kRows rows at
+// a time with H and E of those rows in registers (packed); H and F of a
+// chunk's last row go to a per-thread edge strip (packed pairs) for the next
+// chunk. Substitution scores come from a per-chunk query profile in shared
+// memory (every thread of a block has the same query), two 16-bit lookups
+// per cell pair joined into one word.
+//
+// Exactness. 16 bits cannot hold every score, so:
+// - local (SW): H >= 0 and E, F >= -open after their first update, so only
+//   the top can overflow. A lane whose best reaches sat_limit = 32767 - (best
+//   substitution) is flagged (score kRerun): every cell computed before that
+//   is exact (its diagonal was below sat_limit), and the host reruns the
+//   pair with the 32-bit kernel.
+// - global (NW): values go down to about -(3 open + (m + n) extend); a bound
+//   on the thread's longer pair (global_pair_fits) decides before any cell
+//   whether 16 bits are exact; otherwise both lanes are flagged at once.
+// Semantics are the 32-bit kernel's (reference_score's): score, and for
+// local alignment the first best cell in column-major order, (0, 0) for a
+// local score of 0, (-1, -1) for an empty sequence.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "../primitives/dpx.cuh"
+#include "score_db.hpp"
+
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define SF_S16_UNROLL _Pragma("unroll")
+#define SF_S16_DEVICE_PASS 1
+#else
+#define SF_S16_UNROLL
+#endif
+
+// Query rows held in registers per chunk (a build flag, as SEQFUSE_SCORE_ROWS
+// is for the 32-bit kernel).
+#ifndef SEQFUSE_SCORE16_ROWS
+#define SEQFUSE_SCORE16_ROWS 32
+#endif
+
+namespace seqfuse::gpu::search16 {
+
+inline constexpr int kRows = SEQFUSE_SCORE16_ROWS;
+// Letter of the interleaved padding past a target's end: the profile gives
+// it the past-the-end score, so a shorter lane's cells after its end stay
+// below its best (see score_lanes).
+inline constexpr std::uint8_t kPadCode = kMaxAlphabet;
+// Profile row: codes 0 .. kPadCode, padded to an even count. Layout
+// profile[r * kProfileStride + t]: the threads of a warp differ in t, so a
+// lookup's addresses spread over at most 17 words (no bank conflict), and r
+// is a compile-time offset.
+inline constexpr int kProfileStride = kMaxAlphabet + 2;
+inline constexpr int kProfileSize = kRows * kProfileStride;
+// Score of a pair the 16-bit kernel could not score exactly.
+inline constexpr std::int32_t kRerun = INT32_MIN;
+// Bounds within which the 16-bit arithmetic is exact (with margin to 32767).
+inline constexpr std::int64_t kNarrowLimit = 32000;
+inline constexpr int kParamLimit = 16000;
+// Substitution score (before the +open bias) of rows past the query's end
+// and of padding letters: H_diag + kPastEnd lies in [-32768, -1] for every
+// unsaturated H_diag in [0, 32767], so it never wraps and never beats 0.
+inline constexpr int kPastEnd = -32768;
+
+static_assert(kRows > 0, "kRows must be positive");
+static_assert(kSlotGroup % 2 == 0, "a thread's two slots must share a group");
+
+struct Params16 {
+  int open = 11;
+  int extend = 1;
+  int min_sub = 0;  // the matrix's lowest and highest substitution scores
+  int max_sub = 0;
+  int sat_limit = 32767;  // local: a lane whose best reaches this is rerun
+};
+
+// H - open and F of a chunk's last row at one column, both lanes packed.
+struct alignas(8) Edge16 {
+  std::uint32_t hm, f;
+};
+
+// What one launch reads (device pointers).
+struct Targets16 {
+  const std::uint8_t* codes;    // interleaved (TargetLayout::codes)
+  const std::uint32_t* length;  // per slot
+  const std::uint64_t* base;    // per slot: interleaved start including lane
+  std::uint32_t slots;
+  std::uint64_t interleaved;  // bytes; edge cells per query = interleaved / 2
+};
+struct Queries16 {
+  const std::uint8_t* codes;
+  const std::uint64_t* offsets;  // offsets[q], offsets[q + 1] bound query q
+  std::uint32_t first;           // query of blockIdx.y == 0
+};
+
+inline Params16 make_params16(const ScoreParams& params) {
+  Params16 p;
+  p.open = params.gap_open;
+  p.extend = params.gap_extend;
+  if (!params.matrix.empty()) {
+    p.min_sub = *std::min_element(params.matrix.begin(), params.matrix.end());
+    p.max_sub = *std::max_element(params.matrix.begin(), params.matrix.end());
+  }
+  p.sat_limit = 32767 - std::max(p.max_sub, 0);
+  return p;
+}
+
+// Whether the scoring can use 16-bit lanes at all: gap costs and scores far
+// inside the range, so that E, F >= -(open + extend), the biased profile
+// (substitution + open) and the past-the-end score never wrap.
+inline bool params_fit(const Params16& p) {
+  return p.open >= 0 && p.extend >= 0 && p.open + p.extend <= kParamLimit &&
+         p.min_sub >= -kParamLimit && p.max_sub <= kParamLimit;
+}
+
+// Global alignment: whether every value of an m x n pair (and the thread's
+// partner, which is no longer) fits. H >= -(2 open + (m + n) extend) (the
+// all-gap path), E and F >= H - open, minus one more extend inside an
+// update, and a diagonal plus the lowest substitution; no value exceeds
+// min(m, n) x the best substitution (plus open in the biased profile sum).
+SF_HOST_DEVICE bool global_pair_fits(std::int64_t m, std::int64_t n, const Params16& p) {
+  const std::int64_t lower = 3 * std::int64_t{p.open} + (m + n + 1) * std::int64_t{p.extend} +
+                             (p.min_sub < 0 ? -std::int64_t{p.min_sub} : 0);
+  const std::int64_t upper = (m < n ? m : n) * (p.max_sub > 0 ? p.max_sub : 0) + p.open;
+  return lower <= kNarrowLimit && upper <= kNarrowLimit;
+}
+
+SF_HOST_DEVICE int gap16(int length, const Params16& p) {
+  return length <= 0 ? 0 : p.open + (length - 1) * p.extend;
+}
+
+// Rows i0 .. i0 + kRows - 1 of the query profile, entries begin, begin +
+// step, ... (the kernel's threads share the work; the emulation passes 0, 1).
+// Entry (r, t) = matrix[query[i0 + r]][t] + open: biased by +open because
+// the kernel keeps H - open in its registers (see score_lanes). Rows past
+// the query's end and codes past the alphabet (padding) get kPastEnd + open.
+SF_HOST_DEVICE void fill_profile(std::int16_t* profile, const int* matrix, int alphabet,
+                                 const std::uint8_t* query, int m, int i0, int open, int begin,
+                                 int step) {
+  for (int k = begin; k < kProfileSize; k += step) {
+    const int r = k / kProfileStride;
+    const int t = k % kProfileStride;
+    int v = kPastEnd + open;
+    if (i0 + r < m && t < alphabet) v = matrix[query[i0 + r] * alphabet + t] + open;
+    profile[k] = static_cast<std::int16_t>(v);
+  }
+}
+
+// The two letters of column j (lane 0 low byte), one 16-bit load.
+SF_HOST_DEVICE std::uint32_t letter_pair(const std::uint8_t* at) {
+#ifdef SF_S16_DEVICE_PASS
+  return *reinterpret_cast<const std::uint16_t*>(at);
+#else
+  return static_cast<std::uint32_t>(at[0]) | (static_cast<std::uint32_t>(at[1]) << 8);
+#endif
+}
+
+// Lane k of a packed word.
+SF_HOST_DEVICE int lane_s16(std::uint32_t x, int k) {
+  return k == 0 ? lane0_s16(x) : lane1_s16(x);
+}
+
+// One thread: query (m letters) against the targets in lanes 0 and 1
+// (n0 >= n1 letters; n1 = 0 for a lone lane). `target` points at lane 0's
+// first letter (interleaved, column stride kSlotGroup bytes, lane 1 the next
+// byte); `edge` at the thread's first edge cell (column stride kSlotGroup/2).
+// chunks(i0) returns the profile of rows i0 ... and is called once per chunk
+// by every thread of a block, in order, whatever its targets (the kernel's
+// version synchronizes the block there).
+template <bool kLocal, class Chunks>
+SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m, int n0, int n1,
+                                const Params16& p, Chunks& chunks, PairScore& out0,
+                                PairScore& out1) {
+  // "Minus infinity" for E and F before any gap: E and F are only ever read
+  // as E - extend inside an add-max, and -32768 + extend - extend = -32768
+  // is the lowest 16-bit value: no wrap, and never above a real candidate.
+  const std::uint32_t neg = splat_s16x2(-32768 + p.extend);
+  const std::uint32_t ext = splat_s16x2(-p.extend);
+  const std::uint32_t minus_open = splat_s16x2(-p.open);
+  const bool fits = kLocal || global_pair_fits(m, n0, p);
+  const int n = fits ? n0 : 0;  // columns this thread sweeps
+
+  int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
+  bool saturated[2] = {false, false};
+  int last_h[2] = {0, 0};  // global: H(m - 1, n_k - 1)
+
+  // Registers hold Hm = H - open (not H): E and F then need no separate
+  // subtraction (E = max(E - extend, Hm_left), F = max(F - extend, Hm_up)),
+  // and the diagonal term H_diag + s = Hm_diag + (s + open) reads the
+  // +open-biased profile. H itself is computed once per cell.
+  std::uint32_t Hm[kRows];
+  for (int i0 = 0; i0 < m; i0 += kRows) {
+    const std::int16_t* profile = chunks(i0);
+    std::uint32_t E[kRows];
+    SF_S16_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      // H(i, -1) - open; rows past a global query's end may wrap: nothing
+      // real depends on them.
+      Hm[r] = splat_s16x2((kLocal ? 0 : -gap16(i0 + r + 1, p)) - p.open);
+      E[r] = neg;
+    }
+    const bool from_edge = i0 > 0;
+    const bool to_edge = i0 + kRows < m;
+    const bool last_chunk = !to_edge;
+    std::uint32_t diag_top = splat_s16x2((kLocal ? 0 : -gap16(i0, p)) - p.open);  // H(i0-1, -1)
+    // Column j + 1's letters and edge are loaded while column j is computed.
+    std::uint32_t letters_next = 0;
+    Edge16 edge_next{0, 0};
+    if (n > 0) {
+      letters_next = letter_pair(target);
+      if (from_edge) edge_next = edge[0];
+    }
+    for (int j = 0; j < n; ++j) {
+      const std::uint32_t letters = letters_next;
+      const Edge16 edge_here = edge_next;
+      if (j + 1 < n) {
+        letters_next = letter_pair(target + static_cast<std::size_t>(j + 1) * kSlotGroup);
+        if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * (kSlotGroup / 2)];
+      }
+      // Hm and F of row i0 - 1 at column j: the boundary row or the edge.
+      std::uint32_t hm_up =
+          from_edge ? edge_here.hm : splat_s16x2((kLocal ? 0 : -gap16(j + 1, p)) - p.open);
+      std::uint32_t f = from_edge ? edge_here.f : neg;
+      std::uint32_t diag = diag_top;
+      diag_top = hm_up;
+      f = add_max_s16x2(f, ext, hm_up);  // F(i0, j)
+      const std::int16_t* column0 = profile + (letters & 0xffu);
+      const std::int16_t* column1 = profile + (letters >> 8);
+      std::uint32_t column_best = 0;
+      SF_S16_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        const std::uint32_t e = add_max_s16x2(E[r], ext, Hm[r]);  // E(i, j)
+        const std::uint32_t s =
+            pack_s16x2(column0[r * kProfileStride], column1[r * kProfileStride]);
+        const std::uint32_t h = kLocal ? add_max_relu_s16x2(diag, s, max_s16x2(e, f))
+                                       : add_max_s16x2(diag, s, max_s16x2(e, f));
+        diag = Hm[r];
+        const std::uint32_t hm = add_s16x2(h, minus_open);
+        Hm[r] = hm;
+        E[r] = e;
+        if (kLocal) column_best = max_s16x2(column_best, h);
+        if (r + 1 < kRows) {
+          f = add_max_s16x2(f, ext, hm);  // F(i + 1, j)
+        } else if (to_edge) {
+          edge[static_cast<std::size_t>(j) * (kSlotGroup / 2)] = Edge16{hm, f};
+        }
+      }
+      if (kLocal) {
+        // The first best cell in column-major order, per lane (as the 32-bit
+        // kernel): a later chunk must beat an equal score at a smaller j.
+        // Rows past the query's end and a shorter lane's padding columns
+        // score kPastEnd on the diagonal, so their H comes from E or F (or
+        // 0), below or equal to a real cell of this or an earlier column:
+        // they never win the maximum or a tie.
+        SF_S16_UNROLL
+        for (int k = 0; k < 2; ++k) {
+          const int cb = lane_s16(column_best, k);
+          if (cb > best[k] || (cb == best[k] && j < best_j[k])) {
+            best[k] = cb;
+            best_j[k] = j;
+            if (cb >= p.sat_limit) saturated[k] = true;
+            const int hm_best = cb - p.open;
+            SF_S16_UNROLL
+            for (int r = kRows - 1; r >= 0; --r)
+              if (lane_s16(Hm[r], k) == hm_best) best_i[k] = i0 + r;
+          }
+        }
+      } else if (last_chunk && j == n1 - 1) {
+        // Lane 1 ends here; later columns change its registers.
+        SF_S16_UNROLL
+        for (int r = 0; r < kRows; ++r)
+          if (i0 + r == m - 1) last_h[1] = lane1_s16(Hm[r]) + p.open;
+      }
+    }
+    if (!kLocal && last_chunk) {
+      SF_S16_UNROLL
+      for (int r = 0; r < kRows; ++r)
+        if (i0 + r == m - 1) last_h[0] = lane0_s16(Hm[r]) + p.open;
+    }
+  }
+
+  PairScore* out[2] = {&out0, &out1};
+  const int lengths[2] = {n0, n1};
+  SF_S16_UNROLL
+  for (int k = 0; k < 2; ++k) {
+    const int len = lengths[k];
+    PairScore result;
+    if (m == 0 || len == 0) {
+      if (!kLocal) {
+        result.score = m + len == 0 ? 0 : -gap16(m + len, p);
+        result.query_end = m - 1;
+        result.target_end = len - 1;
+      }
+    } else if (!fits || saturated[k]) {
+      result.score = kRerun;
+    } else if (kLocal) {
+      result.score = best[k];
+      // A local score of 0 is reported at cell (0, 0), as Parasail does.
+      result.query_end = best_i[k] < 0 ? 0 : best_i[k];
+      result.target_end = best_j[k] < 0 ? 0 : best_j[k];
+    } else {
+      result.score = last_h[k];
+      result.query_end = m - 1;
+      result.target_end = len - 1;
+    }
+    *out[k] = result;
+  }
+}
+
+// ---- Host side: the target layout both kernels read ----
+
+// Targets sorted longest first (stable), cut into groups of kSlotGroup slots
+// whose letters are interleaved: codes[group_base + j * kSlotGroup + lane].
+// Positions past a target's end hold kPadCode.
+struct TargetLayout {
+  std::vector<std::uint32_t> order;  // slot -> original index
+  std::vector<std::uint32_t> slot_len;
+  std::vector<std::uint64_t> slot_base;  // group_base + lane
+  std::uint64_t interleaved = 0;         // bytes, a multiple of kSlotGroup
+  std::vector<std::uint8_t> codes;
+};
+
+inline TargetLayout build_target_layout(std::span<const std::uint8_t> codes,
+                                        std::span<const std::uint64_t> offsets) {
+  TargetLayout l;
+  const std::size_t count = offsets.empty() ? 0 : offsets.size() - 1;
+  std::vector<std::uint32_t> lengths(count);
+  for (std::size_t k = 0; k < count; ++k)
+    lengths[k] = static_cast<std::uint32_t>(offsets[k + 1] - offsets[k]);
+  // Longest first, so the targets of one group (and one warp) have similar
+  // lengths: little padding, little divergence. Stable: ties keep input order.
+  l.order.resize(count);
+  std::iota(l.order.begin(), l.order.end(), 0u);
+  std::stable_sort(l.order.begin(), l.order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return lengths[a] > lengths[b]; });
+  const std::size_t groups = (count + kSlotGroup - 1) / kSlotGroup;
+  std::vector<std::uint64_t> group_base(groups);
+  for (std::size_t g = 0; g < groups; ++g) {
+    group_base[g] = l.interleaved;
+    l.interleaved += std::uint64_t{lengths[l.order[g * kSlotGroup]]} * kSlotGroup;
+  }
+  l.slot_len.resize(count);
+  l.slot_base.resize(count);
+  l.codes.assign(l.interleaved, kPadCode);
+  for (std::size_t s = 0; s < count; ++s) {
+    const std::size_t g = s / kSlotGroup, lane = s % kSlotGroup;
+    const std::uint32_t k = l.order[s];
+    l.slot_len[s] = lengths[k];
+    l.slot_base[s] = group_base[g] + lane;
+    const std::uint8_t* src = codes.data() + offsets[k];
+    for (std::uint32_t j = 0; j < lengths[k]; ++j)
+      l.codes[group_base[g] + std::uint64_t{j} * kSlotGroup + lane] = src[j];
+  }
+  return l;
+}
+
+// Edge cells per query of the 16-bit kernel: one per two interleaved letters.
+inline std::uint64_t edge_cells16(const TargetLayout& l) {
+  return l.interleaved / 2;
+}
+
+// One launch's scores (by_slot[q * slots + s], queries first .. first +
+// count - 1) to out[query * slots + order[s]]. Pairs flagged kRerun are
+// counted and their queries listed in `rerun` (each once, ascending); their
+// out cells are left for the 32-bit rerun.
+inline std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t first,
+                               std::uint32_t count, std::span<const std::uint32_t> order,
+                               std::span<PairScore> out, std::vector<std::uint32_t>& rerun) {
+  const std::size_t slots = order.size();
+  std::uint64_t flagged = 0;
+  for (std::uint32_t q = 0; q < count; ++q) {
+    std::uint64_t here = 0;
+    for (std::size_t s = 0; s < slots; ++s) {
+      const PairScore& r = by_slot[q * slots + s];
+      if (r.score == kRerun)
+        ++here;
+      else
+        out[(first + q) * slots + order[s]] = r;
+    }
+    if (here) rerun.push_back(first + q);
+    flagged += here;
+  }
+  return flagged;
+}
+
+}  // namespace seqfuse::gpu::search16
+
+namespace seqfuse::gpu {
+// The 16-bit kernel's launcher (score_db16.cu); `stream` is a gpuStream_t.
+void launch_score_db16(bool local, const search16::Targets16& targets,
+                       const search16::Queries16& queries, std::uint32_t count, const int* matrix,
+                       int alphabet, const search16::Params16& params, search16::Edge16* edges,
+                       PairScore* out, void* stream);
+}  // namespace seqfuse::gpu

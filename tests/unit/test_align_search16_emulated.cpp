@@ -1,0 +1,348 @@
+// The 16-bit search kernel's device code run on the CPU, thread by thread:
+// the target layout (search16::build_target_layout, the very function
+// DeviceTargetSet uploads), the per-chunk query profile, the per-thread DP
+// over two packed lanes (search16::score_lanes with dpx.cuh's portable s16x2
+// arithmetic, whose results the DPX instructions equal by definition), the
+// saturation and bound flags, and the host's scatter and 32-bit rerun
+// decision (search16::scatter16). Reruns are stood in for by reference_score
+// (the 32-bit kernel is checked on the device by tests/gpu). Every pair must
+// equal reference_score: score and end cell. CI runs it.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "align/reference.hpp"
+#include "gpu/align/search16_dp.hpp"
+#include "test_align_support.hpp"
+
+namespace {
+
+using seqfuse::align::AlignMode;
+using seqfuse::align::AlignResult;
+using seqfuse::align::GapPenalties;
+using seqfuse::align::ScoringScheme;
+namespace gpu = seqfuse::gpu;
+namespace s16 = seqfuse::gpu::search16;
+namespace test = seqfuse::align::test;
+
+using Flat = test::FlatCodes;
+
+gpu::ScoreParams params_of(const ScoringScheme& scheme, AlignMode mode) {
+  gpu::ScoreParams p;
+  p.local = mode == AlignMode::local;
+  p.gap_open = scheme.gap_open();
+  p.gap_extend = scheme.gap_extend();
+  p.alphabet_size = static_cast<int>(scheme.alphabet_size());
+  p.matrix.assign(scheme.table().begin(), scheme.table().end());
+  return p;
+}
+
+// The block's chunk profile, as score_db16.cu's BlockProfile fills it (one
+// emulated thread filling every entry), over a poisoned buffer.
+struct HostChunks {
+  const std::vector<int>* matrix;
+  int alphabet;
+  const std::uint8_t* query;
+  int m;
+  int open;
+  std::vector<std::int16_t> buffer = std::vector<std::int16_t>(s16::kProfileSize);
+  int calls = 0;
+  const std::int16_t* operator()(int i0) {
+    CHECK(i0 == calls * s16::kRows);  // every chunk, in order
+    ++calls;
+    std::fill(buffer.begin(), buffer.end(), std::int16_t{-12345});
+    s16::fill_profile(buffer.data(), matrix->data(), alphabet, query, m, i0, open, 0, 1);
+    return buffer.data();
+  }
+};
+
+struct Emulated {
+  std::vector<gpu::PairScore> out;  // out[q * targets + t], reruns filled in
+  std::vector<char> flagged;        // by (q, t): the 16-bit kernel said kRerun
+  std::vector<std::uint32_t> rerun_queries;
+  std::uint64_t flagged_pairs = 0;
+  std::vector<int> partner_length;  // by target: the other lane's length (-1: none)
+};
+
+// Slots are sorted longest first, every letter sits at its interleaved
+// place, padding holds kPadCode, and the two slots of a thread share a
+// group (so lane 1's letter is the byte after lane 0's).
+void require_layout(const s16::TargetLayout& l, const Flat& targets) {
+  REQUIRE(l.order.size() == targets.size());
+  REQUIRE(l.interleaved % gpu::kSlotGroup == 0);
+  REQUIRE(l.codes.size() == l.interleaved);
+  std::vector<char> seen(targets.size(), 0);
+  std::vector<char> owned(l.interleaved, 0);
+  std::size_t misplaced = 0;
+  for (std::size_t s = 0; s < l.order.size(); ++s) {
+    const std::uint32_t k = l.order[s];
+    seen[k] = 1;
+    REQUIRE(l.slot_len[s] == targets[k].size());
+    if (s > 0) CHECK(l.slot_len[s] <= l.slot_len[s - 1]);
+    if (s % 2 == 1) CHECK(l.slot_base[s] == l.slot_base[s - 1] + 1);
+    for (std::size_t j = 0; j < targets[k].size(); ++j) {
+      const std::uint64_t at = l.slot_base[s] + j * gpu::kSlotGroup;
+      misplaced += l.codes[at] != targets[k][j];
+      owned[at] = 1;
+    }
+  }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<std::ptrdiff_t>(seen.size()));
+  CHECK(misplaced == 0);
+  std::size_t bad_pad = 0;
+  for (std::size_t at = 0; at < l.interleaved; ++at)
+    bad_pad += !owned[at] && l.codes[at] != s16::kPadCode;
+  CHECK(bad_pad == 0);
+}
+
+template <bool kLocal>
+void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
+                const s16::Params16& p16, const Flat& queries, std::uint32_t first,
+                std::uint32_t count, std::mt19937_64& rng, std::vector<gpu::PairScore>& by_slot) {
+  const std::size_t slots = l.order.size();
+  const std::size_t threads = (slots + 1) / 2;
+  const std::uint64_t cells = s16::edge_cells16(l);
+  // Fresh device memory holds anything: poison the edges and the output.
+  std::vector<s16::Edge16> edges(count * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
+  by_slot.assign(count * slots, gpu::PairScore{-7777, -7, -7});
+  // (query, thread) items in a shuffled order, as blocks and threads run.
+  std::vector<std::uint64_t> items(count * threads);
+  std::iota(items.begin(), items.end(), std::uint64_t{0});
+  std::shuffle(items.begin(), items.end(), rng);
+  for (const std::uint64_t item : items) {
+    const std::uint32_t y = static_cast<std::uint32_t>(item / threads);
+    const std::size_t slot0 = 2 * (item % threads), slot1 = slot0 + 1;
+    const std::size_t qi = first + y;
+    const int m = static_cast<int>(queries[qi].size());
+    const int n0 = static_cast<int>(l.slot_len[slot0]);
+    const int n1 = slot1 < slots ? static_cast<int>(l.slot_len[slot1]) : 0;
+    const std::uint64_t base = l.slot_base[slot0];
+    HostChunks chunks{&params.matrix, params.alphabet_size,
+                      queries.codes.data() + queries.offsets[qi], m, params.gap_open};
+    gpu::PairScore r0{-6666, -6, -6}, r1{-6666, -6, -6};
+    s16::score_lanes<kLocal>(l.codes.data() + base, edges.data() + y * cells + base / 2, m, n0, n1,
+                             p16, chunks, r0, r1);
+    CHECK(chunks.calls == (m + s16::kRows - 1) / s16::kRows);
+    by_slot[y * slots + slot0] = r0;
+    if (slot1 < slots) by_slot[y * slots + slot1] = r1;
+  }
+}
+
+// What DeviceTargetSet::score does on the 16-bit path, launch by launch.
+Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& queries,
+                 const Flat& targets, std::uint32_t per_launch, std::mt19937_64& rng) {
+  const gpu::ScoreParams params = params_of(scheme, mode);
+  const s16::Params16 p16 = s16::make_params16(params);
+  REQUIRE(s16::params_fit(p16));
+  const s16::TargetLayout l = s16::build_target_layout(targets.codes, targets.offsets);
+  require_layout(l, targets);
+  const std::size_t slots = l.order.size();
+  Emulated e;
+  e.out.assign(queries.size() * slots, gpu::PairScore{-9999, -9, -9});
+  e.flagged.assign(queries.size() * slots, 0);
+  e.partner_length.assign(slots, -1);
+  for (std::size_t s = 0; s < slots; ++s)
+    if ((s ^ 1) < slots) e.partner_length[l.order[s]] = static_cast<int>(l.slot_len[s ^ 1]);
+  std::vector<gpu::PairScore> by_slot;
+  for (std::uint32_t first = 0; first < queries.size(); first += per_launch) {
+    const auto count =
+        static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries.size() - first));
+    if (mode == AlignMode::local)
+      run_launch<true>(l, params, p16, queries, first, count, rng, by_slot);
+    else
+      run_launch<false>(l, params, p16, queries, first, count, rng, by_slot);
+    for (std::uint32_t q = 0; q < count; ++q)
+      for (std::size_t s = 0; s < slots; ++s)
+        if (by_slot[q * slots + s].score == s16::kRerun)
+          e.flagged[(first + q) * slots + l.order[s]] = 1;
+    e.flagged_pairs += s16::scatter16(by_slot, first, count, l.order, e.out, e.rerun_queries);
+  }
+  // The 32-bit rerun of whole rows (reference_score stands in for the kernel).
+  for (const std::uint32_t q : e.rerun_queries)
+    for (std::size_t t = 0; t < slots; ++t) {
+      const AlignResult r = seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
+      e.out[q * slots + t] = gpu::PairScore{r.score, r.query_end, r.target_end};
+    }
+  return e;
+}
+
+// Every pair equals the reference; flags are exactly the pairs 16 bits
+// cannot score (local: best >= sat_limit; global: the a-priori bound on the
+// thread's longer lane fails). Returns the number of flagged pairs.
+std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mode,
+                                      const Flat& queries, const Flat& targets,
+                                      std::mt19937_64& rng, std::uint32_t per_launch = 3) {
+  const Emulated e = emulate(scheme, mode, queries, targets, per_launch, rng);
+  const s16::Params16 p16 = s16::make_params16(params_of(scheme, mode));
+  std::size_t wrong = 0, wrong_flags = 0;
+  std::vector<char> query_flagged(queries.size(), 0);
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const AlignResult want =
+          seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
+      const gpu::PairScore& got = e.out[q * targets.size() + t];
+      const bool flagged = e.flagged[q * targets.size() + t];
+      query_flagged[q] |= flagged;
+      const std::int64_t m = static_cast<std::int64_t>(queries[q].size());
+      const std::int64_t n = static_cast<std::int64_t>(targets[t].size());
+      bool expect_flag = false;
+      if (m > 0 && n > 0) {
+        if (mode == AlignMode::local)
+          expect_flag = want.score >= p16.sat_limit;
+        else
+          expect_flag =
+              !s16::global_pair_fits(m, std::max<std::int64_t>(n, e.partner_length[t]), p16);
+      }
+      if (flagged != expect_flag && ++wrong_flags <= 5)
+        UNSCOPED_INFO("query " << q << " (" << m << ") target " << t << " (" << n << "): flagged "
+                               << flagged << ", reference " << want.score);
+      if (got.score == want.score && got.query_end == want.query_end &&
+          got.target_end == want.target_end)
+        continue;
+      if (++wrong <= 5)
+        UNSCOPED_INFO("query " << q << " (" << m << ") target " << t << " (" << n << "): emulated "
+                               << got.score << " @" << got.query_end << "," << got.target_end
+                               << " reference " << want.score << " @" << want.query_end << ","
+                               << want.target_end);
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK(wrong_flags == 0);
+  // The rerun decision: exactly the queries with a flagged pair, once each.
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t q = 0; q < queries.size(); ++q)
+    if (query_flagged[q]) expected.push_back(q);
+  CHECK(e.rerun_queries == expected);
+  return e.flagged_pairs;
+}
+
+}  // namespace
+
+TEST_CASE("packed s16x2 arithmetic wraps per lane and keeps the lanes apart", "[align][search16]") {
+  using gpu::pack_s16x2;
+  CHECK(gpu::lane0_s16(pack_s16x2(-1, 7)) == -1);
+  CHECK(gpu::lane1_s16(pack_s16x2(-1, 7)) == 7);
+  CHECK(gpu::lane1_s16(pack_s16x2(5, -32768)) == -32768);
+  const std::uint32_t top = pack_s16x2(32767, -3);
+  const std::uint32_t sum = gpu::add_s16x2(top, pack_s16x2(1, -32767));
+  CHECK(gpu::lane0_s16(sum) == -32768);  // wraps, no carry into lane 1
+  CHECK(gpu::lane1_s16(sum) == 32766);   // -3 - 32767 wraps to 32766
+  CHECK(gpu::add_max_s16x2(pack_s16x2(10, -20), pack_s16x2(-1, -1), pack_s16x2(12, -30)) ==
+        pack_s16x2(12, -21));
+  CHECK(gpu::add_max_relu_s16x2(pack_s16x2(10, -20), pack_s16x2(-1, -1), pack_s16x2(3, -30)) ==
+        pack_s16x2(9, 0));
+  CHECK(gpu::max_s16x2(pack_s16x2(-5, 4), pack_s16x2(-6, 9)) == pack_s16x2(-5, 9));
+  CHECK(gpu::max3_s16x2(pack_s16x2(-5, 4), pack_s16x2(-6, 9), pack_s16x2(-7, -9)) ==
+        pack_s16x2(-5, 9));
+  CHECK(gpu::max3_relu_s16x2(pack_s16x2(-5, 4), pack_s16x2(-6, 9), pack_s16x2(-7, 11)) ==
+        pack_s16x2(0, 11));
+  // The "minus infinity" of score_lanes: -32768 + extend, minus extend.
+  CHECK(gpu::add_max_s16x2(gpu::splat_s16x2(-32768 + 3), gpu::splat_s16x2(-3),
+                           gpu::splat_s16x2(-32768)) == gpu::splat_s16x2(-32768));
+}
+
+TEST_CASE("emulated 16-bit search scores equal reference_score on random inputs",
+          "[align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  test::for_each_scoring(
+      [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
+        const std::string& letters = scheme_case.letters;
+        Flat queries, targets;
+        for (int len : {0, 1, 2, s16::kRows - 1, s16::kRows, s16::kRows + 1, rng.uniform(1, 150),
+                        rng.uniform(1, 150)})
+          queries.add(test::encode(scheme, rng.random(letters, static_cast<std::size_t>(len))));
+        const std::string related = rng.random(letters, 90);
+        queries.add(test::encode(scheme, related));
+        // All the same letter, against a run of it (ties everywhere).
+        queries.add(test::encode(scheme, std::string(45, letters[0])));
+        // 47 targets: an odd count leaves the last slot without a partner.
+        for (int k = 0; k < 47; ++k) {
+          std::string s;
+          if (k < 3)
+            s = rng.random(letters, static_cast<std::size_t>(k));
+          else if (k == 3)
+            s = std::string(60, letters[0]);
+          else if (k % 4 == 3)
+            s = rng.mutate(related, letters, 0.2);
+          else
+            s = rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 180)));
+          targets.add(test::encode(scheme, s));
+        }
+        check_against_reference(scheme, mode, queries, targets, rng.rng());
+      });
+}
+
+TEST_CASE("emulated 16-bit search: saturating pairs are flagged and rerun, their partners exact",
+          "[align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const ScoringScheme blosum62 = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::string amino = "ARNDCQEGHILKMFPSTWYV";
+  // W-W scores 11: 3,000 W reach 33,000; sat_limit is 32,767 - 11 = 32,756,
+  // so 2,978 W (32,758) are flagged and 2,977 W (32,747) are exact.
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    INFO(seqfuse::align::mode_name(mode));
+    Flat queries, targets;
+    queries.add(test::encode(blosum62, std::string(3000, 'W')));
+    queries.add(test::encode(blosum62, rng.random(amino, 300)));
+    const std::string w_mix =
+        std::string(1500, 'W') + rng.random(amino, 40) + std::string(1500, 'W');
+    queries.add(test::encode(blosum62, w_mix));
+    // Neighbouring lengths pair up in one thread: saturating and exact lanes
+    // side by side, and lanes of different lengths.
+    for (int len : {3000, 2999, 2978, 2977, 2960, 2900, 1200, 1199, 40, 3})
+      targets.add(test::encode(blosum62, std::string(static_cast<std::size_t>(len), 'W')));
+    targets.add(test::encode(blosum62, rng.mutate(std::string(3000, 'W'), amino, 0.02)));
+    targets.add(test::encode(blosum62, rng.random(amino, 2990)));
+    targets.add(test::encode(blosum62, w_mix));
+    const std::uint64_t flagged =
+        check_against_reference(blosum62, mode, queries, targets, rng.rng(), 2);
+    CHECK(flagged > 0);
+    UNSCOPED_INFO("flagged pairs " << flagged);
+  }
+}
+
+TEST_CASE("emulated 16-bit search: long pairs, global bounds with costly gaps, DNA",
+          "[align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const std::string amino = "ARNDCQEGHILKMFPSTWYV";
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    INFO(seqfuse::align::mode_name(mode));
+    // Proteins of a few thousand residues, related and not.
+    const ScoringScheme blosum62 = ScoringScheme::builtin("blosum62", {11, 1});
+    Flat queries, targets;
+    const std::string base = rng.random(amino, 2500);
+    queries.add(test::encode(blosum62, base));
+    queries.add(test::encode(blosum62, rng.random(amino, 70)));
+    targets.add(test::encode(blosum62, rng.mutate(base, amino, 0.15)));
+    targets.add(test::encode(blosum62, base.substr(400, 1700)));
+    targets.add(test::encode(blosum62, rng.random(amino, 3100)));
+    check_against_reference(blosum62, mode, queries, targets, rng.rng());
+
+    // Costly gaps: global values near -30,000; m + n around the bound.
+    const ScoringScheme costly = ScoringScheme::match_mismatch(2, -3, {1000, 10});
+    Flat q2, t2;
+    q2.add(test::encode(costly, rng.random("ACGT", 40)));
+    q2.add(test::encode(costly, rng.random("ACGT", 70)));
+    for (int len : {2700, 2600, 2830, 2850, 2900})
+      t2.add(test::encode(costly, rng.random("ACGT", static_cast<std::size_t>(len))));
+    check_against_reference(costly, mode, q2, t2, rng.rng(), 1);
+
+    // DNA with N, near-identical pairs at match 5.
+    const ScoringScheme dna = ScoringScheme::match_mismatch(5, -4, {10, 1});
+    Flat q3, t3;
+    const std::string d = rng.random("ACGT", 3000);
+    q3.add(test::encode(dna, d));
+    t3.add(test::encode(dna, d));  // 15,000: exact in 16 bits
+    t3.add(test::encode(dna, rng.mutate(d, "ACGTN", 0.03)));
+    t3.add(test::encode(dna, std::string(2000, 'N')));
+    check_against_reference(dna, mode, q3, t3, rng.rng());
+  }
+}
