@@ -206,10 +206,10 @@ TEST_CASE("GPU 16-bit search: mixed-length lanes, every scoring, both paths agre
       [&](const test::SchemeCase& scheme_case, const ScoringScheme& scheme, AlignMode mode) {
         const std::string& letters = scheme_case.letters;
         Flat queries, targets;
-        for (int len : {0, 1, 2, 31, 32, 33, rng.uniform(1, 600), rng.uniform(1, 600)})
+        for (int len : {0, 1, 2, 31, 32, 33, rng.uniform(1, 300), rng.uniform(1, 300)})
           queries.add(test::encode(scheme, rng.random(letters, static_cast<std::size_t>(len))));
         queries.add(test::encode(scheme, std::string(70, letters[0])));  // all one letter
-        const std::string related = rng.random(letters, 300);
+        const std::string related = rng.random(letters, 200);
         queries.add(test::encode(scheme, related));
         // 301 targets (odd: a lone last lane) whose lengths jump, so the two
         // lanes of a thread often differ, some by a lot.
@@ -222,12 +222,15 @@ TEST_CASE("GPU 16-bit search: mixed-length lanes, every scoring, both paths agre
           else if (k % 11 == 0)
             s = std::string(static_cast<std::size_t>(rng.uniform(1, 90)), letters[0]);
           else
-            s = rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 1200)));
+            s = rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 500)));
           targets.add(test::encode(scheme, s));
         }
         const gpu::ScoreStats narrow = require_equal_to_reference(scheme, mode, queries, targets);
         CHECK(narrow.narrow_pairs == narrow.pairs);
-        require_equal_to_reference(scheme, mode, queries, targets, false);
+        // The 32-bit path on the same inputs (one gap pair: the reference
+        // is the slow part of this test).
+        if (scheme.gap_open() == 11)
+          require_equal_to_reference(scheme, mode, queries, targets, false);
         total.pairs += narrow.pairs;
         total.narrow_pairs += narrow.narrow_pairs;
         total.flagged_pairs += narrow.flagged_pairs;
