@@ -225,8 +225,10 @@ TEST_CASE("FASTQ text in many chunks fills a small room over several rounds", "[
     Counts expected;
     auto engine = kmer::make_gpu_engine(params, sink);
     std::uint64_t records = 0;
-    for (int b = 0; b < 3; ++b) {
-      const io::SequenceBatch batch = random_batch(rng, 8000, 250);
+    // About 4 M k-mers (clean reads: N would break most of them) against
+    // room for 1.4 M (k = 45) to 2.3 M (k = 21).
+    for (int b = 0; b < 6; ++b) {
+      const io::SequenceBatch batch = random_batch(rng, 8000, 250, true);
       for (const auto& [key, count] : host_counts(batch, k, true)) expected[key] += count;
       records += batch.size();
       const std::string text = as_fastq_text(batch);
