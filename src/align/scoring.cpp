@@ -1,12 +1,14 @@
 #include "align/scoring.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <filesystem>
 
 #include "align/builtin_matrices.hpp"
 #include "align/matrix_file.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace seqfuse::align {
 namespace {
@@ -144,19 +146,22 @@ ScoringScheme ScoringScheme::match_mismatch(int match, int mismatch, GapPenaltie
   return ScoringScheme(std::move(name), kDnaLetters, scores, gaps);
 }
 
+bool ScoringScheme::translate(std::string_view letters, std::uint8_t* out) const noexcept {
+  // Branch-free; the rare bad letter is located by the caller afterwards.
+  std::uint8_t seen = 0;
+  for (std::size_t i = 0; i < letters.size(); ++i) {
+    const std::uint8_t code = codes_[static_cast<unsigned char>(letters[i])];
+    out[i] = code;
+    seen |= static_cast<std::uint8_t>(code == kNotInAlphabet);
+  }
+  return seen == 0;
+}
+
 EncodeStatus ScoringScheme::encode(std::string_view sequence,
                                    std::vector<std::uint8_t>& codes) const {
   const std::size_t old_size = codes.size();
   codes.resize(old_size + sequence.size());
-  std::uint8_t* out = codes.data() + old_size;
-  // Branch-free translation first; the rare bad letter is located afterwards.
-  std::uint8_t seen = 0;
-  for (std::size_t i = 0; i < sequence.size(); ++i) {
-    const std::uint8_t code = codes_[static_cast<unsigned char>(sequence[i])];
-    out[i] = code;
-    seen |= static_cast<std::uint8_t>(code == kNotInAlphabet);
-  }
-  if (!seen) return {};
+  if (translate(sequence, codes.data() + old_size)) return {};
   codes.resize(old_size);
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     if (codes_[static_cast<unsigned char>(sequence[i])] == kNotInAlphabet) {
@@ -182,6 +187,39 @@ void EncodedSequences::reserve(std::size_t residues, std::size_t sequences) {
 void EncodedSequences::append(std::string_view sequence, std::string_view record_name) {
   scheme_->encode_or_throw(sequence, record_name, codes_);
   offsets_.push_back(codes_.size());
+}
+
+void EncodedSequences::append_all(std::string_view bases, std::span<const std::uint64_t> offsets,
+                                  const std::function<std::string_view(std::size_t)>& name_of,
+                                  unsigned threads) {
+  const std::size_t records = offsets.empty() ? 0 : offsets.size() - 1;
+  const std::uint64_t first = records ? offsets[0] : 0;
+  const std::size_t old_codes = codes_.size();
+  codes_.resize(old_codes + bases.size());
+  // 4 MiB slices of letters: record boundaries do not matter to a lookup.
+  constexpr std::size_t kSlice = std::size_t{4} << 20;
+  std::atomic<bool> all_known{true};
+  parallel_chunks(
+      (bases.size() + kSlice - 1) / kSlice, 1, threads,
+      [&](unsigned, std::size_t begin, std::size_t end) {
+        const std::size_t from = begin * kSlice;
+        const std::size_t to = std::min(bases.size(), end * kSlice);
+        if (!scheme_->translate(bases.substr(from, to - from), codes_.data() + old_codes + from))
+          all_known.store(false, std::memory_order_relaxed);
+      });
+  if (!all_known.load()) {
+    codes_.resize(old_codes);
+    // The first record in order with a bad letter throws, as append() does.
+    for (std::size_t i = 0; i < records; ++i) {
+      const std::string_view sequence =
+          bases.substr(offsets[i] - first, offsets[i + 1] - offsets[i]);
+      std::vector<std::uint8_t> scratch;
+      scheme_->encode_or_throw(sequence, name_of(i), scratch);
+    }
+    throw Error("internal: a letter outside the alphabet was not found again");
+  }
+  offsets_.reserve(offsets_.size() + records);
+  for (std::size_t i = 0; i < records; ++i) offsets_.push_back(old_codes + offsets[i + 1] - first);
 }
 
 std::vector<Codes> EncodedSequences::views() const {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,6 +89,9 @@ class ScoringScheme {
   // record 'sp|P1' position 18" (1-based position).
   void encode_or_throw(std::string_view sequence, std::string_view record_name,
                        std::vector<std::uint8_t>& codes) const;
+  // Writes the codes of `letters` to out[0, letters.size()); false when any
+  // letter is outside the alphabet (what was written then is meaningless).
+  [[nodiscard]] bool translate(std::string_view letters, std::uint8_t* out) const noexcept;
 
  private:
   std::string name_;
@@ -115,6 +119,13 @@ class EncodedSequences {
   void reserve(std::size_t residues, std::size_t sequences);
   // Throws seqfuse::Error naming the record on a letter outside the alphabet.
   void append(std::string_view sequence, std::string_view record_name);
+  // Appends every record of a flat batch (record i is bases[offsets[i] -
+  // offsets[0], offsets[i + 1] - offsets[0])), translated on `threads`
+  // threads. On a letter outside the alphabet it throws what append() would
+  // for the first such record, naming it through name_of(i), and appends
+  // nothing.
+  void append_all(std::string_view bases, std::span<const std::uint64_t> offsets,
+                  const std::function<std::string_view(std::size_t)>& name_of, unsigned threads);
 
   [[nodiscard]] std::size_t size() const noexcept { return offsets_.size() - 1; }
   [[nodiscard]] Codes operator[](std::size_t i) const noexcept {

@@ -96,19 +96,21 @@ io::SequenceBatch read_sequences(const std::string& path, const char* role) {
 }
 
 align::EncodedSequences encode(const align::ScoringScheme& scheme, const io::SequenceBatch& batch,
-                               const std::string& path) {
+                               const std::string& path, unsigned threads) {
   align::EncodedSequences encoded(scheme);
-  encoded.reserve(batch.bases.size(), batch.size());
   try {
-    for (std::size_t i = 0; i < batch.size(); ++i) encoded.append(batch.sequence(i), batch.name(i));
+    encoded.append_all(
+        std::string_view(batch.bases.data(), batch.bases.size()), batch.offsets,
+        [&batch](std::size_t i) { return batch.name(i); }, threads);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
   return encoded;
 }
 
-// The sequences of both files, read and encoded: the target file on a
-// thread of its own while the query file is read on this one.
+// The sequences of both files: the target file is read on a thread of its
+// own while the query file is read on this one; each is then encoded on
+// `threads` threads.
 struct AlignInputs {
   io::SequenceBatch query_batch, target_batch;
   // On the heap: the encoded sequences point to it, and inputs move.
@@ -116,7 +118,7 @@ struct AlignInputs {
   align::EncodedSequences queries, targets;
 };
 
-AlignInputs read_inputs(const AlignConfig& config) {
+AlignInputs read_inputs(const AlignConfig& config, unsigned threads) {
   const bool two_files = !config.target.empty();
   std::future<io::SequenceBatch> target_read;
   if (two_files)
@@ -134,13 +136,10 @@ AlignInputs read_inputs(const AlignConfig& config) {
                     !config.mismatch && looks_like_dna(query_batch)) ||
                    (config.alphabet == "auto" && (config.match || config.mismatch));
   auto scheme = std::make_unique<const align::ScoringScheme>(make_scheme(config, dna));
-  std::future<align::EncodedSequences> target_encoded;
-  if (two_files)
-    target_encoded = std::async(std::launch::async,
-                                [&] { return encode(*scheme, target_batch, config.target); });
-  align::EncodedSequences queries = encode(*scheme, query_batch, config.query);
-  align::EncodedSequences targets =
-      two_files ? target_encoded.get() : align::EncodedSequences(*scheme);
+  align::EncodedSequences queries = encode(*scheme, query_batch, config.query, threads);
+  align::EncodedSequences targets = two_files
+                                        ? encode(*scheme, target_batch, config.target, threads)
+                                        : align::EncodedSequences(*scheme);
   return {std::move(query_batch), std::move(target_batch), std::move(scheme), std::move(queries),
           std::move(targets)};
 }
@@ -161,7 +160,7 @@ int run_align(const AlignConfig& config) {
   std::optional<AlignInputs> inputs;
   try {
     out_file.emplace(config.output);  // created first: an unwritable path fails before work
-    inputs.emplace(read_inputs(config));
+    inputs.emplace(read_inputs(config, resolve_threads(config.common.threads)));
   } catch (...) {
     (void)device_choice.get();
     throw;

@@ -1,8 +1,10 @@
 // Scoring schemes: built-in tables, the NCBI matrix reader, the DNA
 // match/mismatch scheme, encoding and its errors.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include "align/builtin_matrices.hpp"
@@ -106,6 +108,48 @@ TEST_CASE("encoding folds case and names the first letter outside the alphabet",
   CHECK(set[2][0] == b62.code('W'));
   CHECK_THROWS_WITH(set.append("A-C", "gapped"),
                     Catch::Contains("letter '-'") && Catch::Contains("'gapped' position 2"));
+}
+
+TEST_CASE("append_all encodes a flat batch on threads as append does, record by record",
+          "[align]") {
+  const auto b62 = ScoringScheme::builtin("blosum62", {11, 1});
+  std::mt19937_64 rng(20261124);
+  const std::string letters = "ACDEFGHIKLMNPQRSTVWYacdefBZX*";
+  std::string bases;
+  std::vector<std::uint64_t> offsets{5};  // a batch may start anywhere
+  std::vector<std::string> names;
+  for (int r = 0; r < 3000; ++r) {
+    const std::size_t length = rng() % 6000;  // ~9 MB in all: three 4 MiB slices
+    for (std::size_t i = 0; i < length; ++i) bases += letters[rng() % letters.size()];
+    offsets.push_back(offsets.back() + length);
+    names.push_back("r" + std::to_string(r));
+  }
+  const auto name_of = [&names](std::size_t i) { return std::string_view(names[i]); };
+  EncodedSequences one_by_one(b62);
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+    one_by_one.append(std::string_view(bases).substr(offsets[i] - 5, offsets[i + 1] - offsets[i]),
+                      names[i]);
+  for (unsigned threads : {1U, 3U, 8U}) {
+    EncodedSequences all(b62);
+    all.append("MK", "before");
+    all.append_all(bases, offsets, name_of, threads);
+    REQUIRE(all.size() == one_by_one.size() + 1);
+    for (std::size_t i = 0; i < one_by_one.size(); ++i) {
+      const Codes a = all[i + 1], b = one_by_one[i];
+      REQUIRE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+    }
+  }
+  // Two bad records: the first in order is named, whatever thread saw which.
+  std::size_t early = 10;
+  while (offsets[early + 1] == offsets[early]) ++early;  // a record with letters
+  std::string bad = bases;
+  bad[offsets[2900] - 5] = 'J';  // in the last slice
+  bad[offsets[early] - 5] = 'U';
+  EncodedSequences failed(b62);
+  CHECK_THROWS_WITH(failed.append_all(bad, offsets, name_of, 8),
+                    Catch::Contains("letter 'U'") &&
+                        Catch::Contains("record 'r" + std::to_string(early) + "' position 1"));
+  CHECK(failed.size() == 0);
 }
 
 TEST_CASE("match/mismatch DNA scheme scores N and IUPAC codes as mismatches", "[align]") {
