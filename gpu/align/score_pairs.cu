@@ -223,9 +223,9 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
   const int bits = align::pairs::code_bits(params.alphabet_size);
   const int max_substitution = *std::max_element(params.matrix.begin(), params.matrix.end());
   const align::GapPenalties gaps{params.gap_open, params.gap_extend};
-  const std::vector<PairBatch> plan =
-      plan_pair_batches(pairs, gaps, max_substitution,
-                        budget_bytes ? budget_bytes : default_budget(), bits, force_wide_edges);
+  const std::vector<PairBatch> plan = plan_pair_batches(
+      pairs, gaps, max_substitution, budget_bytes ? budget_bytes : default_budget(), bits,
+      force_wide_edges, threads);
   batches_ = plan.size();
   trace("align pairs: checked and planned");
 

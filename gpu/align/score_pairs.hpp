@@ -17,6 +17,7 @@
 
 #include "../runtime.hpp"
 #include "../status.hpp"
+#include "core/parallel.hpp"
 #include "pair_dp.hpp"
 #include "score_db.hpp"
 
@@ -74,6 +75,39 @@ inline std::vector<int> pair_table(std::span<const int> matrix, int alphabet) {
   return table;
 }
 
+// The order pairs are planned in, as one key per pair: 16-bit-edge pairs
+// after the others, then more row chunks first, longer targets first, longer
+// queries first, input order last (so the order is total and repeatable).
+struct PairOrderKey {
+  std::uint64_t major = 0;  // narrow flag | ~chunks | ~n
+  std::uint64_t minor = 0;  // ~m | pair index
+  [[nodiscard]] std::uint32_t pair() const noexcept { return static_cast<std::uint32_t>(minor); }
+  [[nodiscard]] bool narrow() const noexcept { return (major >> 63) != 0; }
+  friend bool operator<(const PairOrderKey& x, const PairOrderKey& y) noexcept {
+    return x.major != y.major ? x.major < y.major : x.minor < y.minor;
+  }
+};
+
+// Sorts keys on `threads` threads: slices sorted in parallel, then merged
+// pairwise (1 M pairs: a stable_sort through the pair records took ~0.3 s).
+inline void sort_pair_keys(std::vector<PairOrderKey>& keys, unsigned threads) {
+  const std::size_t slices = std::clamp<std::size_t>(keys.size() >> 16, 1, std::max(threads, 1U));
+  const std::size_t per = (keys.size() + slices - 1) / slices;
+  const auto at = [&](std::size_t slice) {
+    return keys.begin() + static_cast<std::ptrdiff_t>(std::min(keys.size(), slice * per));
+  };
+  parallel_chunks(slices, 1, threads, [&](unsigned, std::size_t begin, std::size_t) {
+    std::sort(at(begin), at(begin + 1));
+  });
+  for (std::size_t width = 1; width < slices; width *= 2) {
+    const std::size_t merges = (slices + 2 * width - 1) / (2 * width);
+    parallel_chunks(merges, 1, threads, [&](unsigned, std::size_t begin, std::size_t) {
+      const std::size_t first = begin * 2 * width;
+      std::inplace_merge(at(first), at(first + width), at(first + 2 * width));
+    });
+  }
+}
+
 // Sorts the pairs so a group's (and a warp's) pairs run the same number of
 // row chunks over similar target lengths, cuts them into groups of kGroup,
 // and packs groups into batches of at most `budget_bytes` (a group larger
@@ -83,38 +117,44 @@ inline std::vector<int> pair_table(std::span<const int> matrix, int alphabet) {
 inline std::vector<PairBatch> plan_pair_batches(std::span<const PairInput> pairs,
                                                 align::GapPenalties gaps, int max_substitution,
                                                 std::uint64_t budget_bytes, int code_bits,
-                                                bool force_wide = false) {
+                                                bool force_wide = false, unsigned threads = 1) {
   using namespace align::pairs;
   const std::uint64_t per_word = 32 / static_cast<std::uint64_t>(code_bits);
   const auto chunks = [](std::uint32_t m) { return (m + kRows - 1) / kRows; };
-  std::vector<std::uint32_t> narrow, wide;
-  for (std::uint32_t k = 0; k < pairs.size(); ++k) {
-    const bool fits =
-        !force_wide && narrow_edge_fits(pairs[k].m, pairs[k].n, gaps, max_substitution);
-    (fits ? narrow : wide).push_back(k);
-  }
+  std::vector<PairOrderKey> keys(pairs.size());
+  parallel_chunks(
+      pairs.size(), std::size_t{1} << 16, threads,
+      [&](unsigned, std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+          const PairInput& p = pairs[k];
+          const bool narrow = !force_wide && narrow_edge_fits(p.m, p.n, gaps, max_substitution);
+          keys[k].major = std::uint64_t{narrow} << 63 |
+                          std::uint64_t{~chunks(p.m) & 0x7fffffffu} << 32 | std::uint32_t{~p.n};
+          keys[k].minor = std::uint64_t{~p.m} << 32 | k;
+        }
+      });
+  sort_pair_keys(keys, threads);
+  const auto first_narrow = std::partition_point(
+      keys.begin(), keys.end(), [](const PairOrderKey& key) { return !key.narrow(); });
   std::vector<PairBatch> batches;
-  for (std::vector<std::uint32_t>* order : {&wide, &narrow}) {
-    std::stable_sort(order->begin(), order->end(), [&](std::uint32_t a, std::uint32_t b) {
-      const PairInput& x = pairs[a];
-      const PairInput& y = pairs[b];
-      if (chunks(x.m) != chunks(y.m)) return chunks(x.m) > chunks(y.m);
-      if (x.n != y.n) return x.n > y.n;
-      return x.m > y.m;
-    });
+  const std::size_t wide_count = static_cast<std::size_t>(first_narrow - keys.begin());
+  for (const bool narrow_part : {false, true}) {
+    const std::span<const PairOrderKey> part =
+        narrow_part ? std::span<const PairOrderKey>(keys).subspan(wide_count)
+                    : std::span<const PairOrderKey>(keys).first(wide_count);
     PairBatch batch;
-    batch.narrow = order == &narrow;
+    batch.narrow = narrow_part;
     const auto close = [&] {
       if (!batch.pairs.empty()) batches.push_back(std::move(batch));
       batch = PairBatch{};
-      batch.narrow = order == &narrow;
+      batch.narrow = narrow_part;
     };
-    for (std::size_t first = 0; first < order->size(); first += kGroup) {
-      const std::size_t count = std::min<std::size_t>(kGroup, order->size() - first);
+    for (std::size_t first = 0; first < part.size(); first += kGroup) {
+      const std::size_t count = std::min<std::size_t>(kGroup, part.size() - first);
       std::uint64_t max_m = 0, max_n = 0;
       for (std::size_t k = 0; k < count; ++k) {
-        max_m = std::max<std::uint64_t>(max_m, pairs[(*order)[first + k]].m);
-        max_n = std::max<std::uint64_t>(max_n, pairs[(*order)[first + k]].n);
+        max_m = std::max<std::uint64_t>(max_m, pairs[part[first + k].pair()].m);
+        max_n = std::max<std::uint64_t>(max_n, pairs[part[first + k].pair()].n);
       }
       const std::uint64_t query_words = (max_m + per_word - 1) / per_word * kGroup;
       const std::uint64_t target_words = (max_n + per_word - 1) / per_word * kGroup;
@@ -130,7 +170,7 @@ inline std::vector<PairBatch> plan_pair_batches(std::span<const PairInput> pairs
       batch.edges += edges;
       for (std::size_t k = 0; k < kGroup; ++k) {
         if (k < count) {
-          const std::uint32_t p = (*order)[first + k];
+          const std::uint32_t p = part[first + k].pair();
           batch.pairs.push_back(p);
           batch.lengths.push_back(PairLengths{pairs[p].m, pairs[p].n});
         } else {

@@ -2,6 +2,9 @@
 // GPU backend is built (gpu_scores.cpp, the [gpu] tests).
 #pragma once
 
+#include <cstdlib>
+#include <string_view>
+
 #include "align/alignment.hpp"
 #include "align/scoring.hpp"
 #include "gpu/align/score_db.hpp"
@@ -16,6 +19,10 @@ namespace seqfuse::align {
   p.gap_extend = scheme.gap_extend();
   p.alphabet_size = static_cast<int>(scheme.alphabet_size());
   p.matrix.assign(scheme.table().begin(), scheme.table().end());
+  // SEQFUSE_ALIGN_LANES=32 keeps the search in 32-bit lanes: for timing the
+  // two kernels side by side (scripts/device-align-lanes.sh), not for users.
+  const char* lanes = std::getenv("SEQFUSE_ALIGN_LANES");
+  p.narrow_lanes = lanes == nullptr || std::string_view(lanes) != "32";
   return p;
 }
 

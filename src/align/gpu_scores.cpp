@@ -61,16 +61,11 @@ void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, st
   for (auto& o : rebased) o -= offsets.front();
   state_->scores.resize(count * state_->targets.size());
   require_success(state_->targets.score(state_->params, codes, rebased, state_->scores));
-  out.resize(state_->scores.size());
-  for (std::size_t k = 0; k < out.size(); ++k) out[k] = to_result(state_->scores[k]);
-  device_seconds_ += clock.seconds();
-}
-
-void GpuScorer::score_pairs(const EncodedSequences& queries, std::vector<AlignResult>& out) {
-  Stopwatch clock;
-  state_->scores.resize(state_->targets.size());
-  require_success(state_->targets.score_pairs(state_->params, queries.flat_codes(),
-                                              queries.offsets(), state_->scores));
+  const gpu::ScoreStats& stats = state_->targets.last_stats();
+  trace("align search: " + std::to_string(stats.pairs) + " pairs, " +
+        std::to_string(stats.narrow_pairs) + " in 16-bit lanes, " +
+        std::to_string(stats.flagged_pairs) + " flagged, " + std::to_string(stats.rerun_pairs) +
+        " rerun at 32 bits");
   out.resize(state_->scores.size());
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = to_result(state_->scores[k]);
   device_seconds_ += clock.seconds();
@@ -93,7 +88,6 @@ GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&) {
 GpuScorer::~GpuScorer() = default;
 void GpuScorer::score_all(const EncodedSequences&, std::size_t, std::size_t,
                           std::vector<AlignResult>&) {}
-void GpuScorer::score_pairs(const EncodedSequences&, std::vector<AlignResult>&) {}
 
 #endif
 

@@ -27,8 +27,6 @@ class GpuScorer {
   // out[(q - first) * targets + t] for queries [first, first + count).
   void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
                  std::vector<AlignResult>& out);
-  // out[k]: query k against target k.
-  void score_pairs(const EncodedSequences& queries, std::vector<AlignResult>& out);
 
   // Seconds spent inside score calls (upload, kernels, download).
   [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }

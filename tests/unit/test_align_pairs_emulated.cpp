@@ -316,3 +316,26 @@ TEST_CASE("the pairs planner groups by row chunks and target length under the bu
     padded += std::count(batch.pairs.begin(), batch.pairs.end(), gpu::PairBatch::kPaddingSlot) > 0;
   CHECK(padded <= 2);
 }
+
+TEST_CASE("the pairs planner gives one plan whatever its thread count", "[align][pairs]") {
+  // Enough pairs for several sorted slices (2^16 keys each) to be merged.
+  std::mt19937_64 rng(6);
+  std::vector<gpu::PairInput> inputs;
+  for (std::uint32_t k = 0; k < 300'000; ++k)
+    inputs.push_back(
+        {0, 0, static_cast<std::uint32_t>(rng() % 300), static_cast<std::uint32_t>(rng() % 300)});
+  // Costly gaps make the long pairs 32-bit-edged: both widths are planned.
+  const auto one = gpu::plan_pair_batches(inputs, {200, 100}, 2, 64 << 20, 4, false, 1);
+  for (unsigned threads : {2U, 7U, 16U}) {
+    const auto many = gpu::plan_pair_batches(inputs, {200, 100}, 2, 64 << 20, 4, false, threads);
+    REQUIRE(many.size() == one.size());
+    for (std::size_t b = 0; b < one.size(); ++b) {
+      CHECK(many[b].narrow == one[b].narrow);
+      CHECK(many[b].pairs == one[b].pairs);
+      CHECK(many[b].words == one[b].words);
+    }
+  }
+  bool narrow = false, wide = false;
+  for (const gpu::PairBatch& batch : one) (batch.narrow ? narrow : wide) = true;
+  CHECK((narrow && wide));
+}
