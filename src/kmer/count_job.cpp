@@ -18,6 +18,7 @@
 #include "core/parallel.hpp"
 #include "io/batch_reader.hpp"
 #include "io/fastq_chunks.hpp"
+#include "io/huge_pages.hpp"
 #include "kmer/cpu_engine.hpp"
 #include "kmer/gpu_engine.hpp"
 #include "kmer/histogram.hpp"
@@ -190,7 +191,7 @@ FastqText open_fastq_text(const std::string& input, std::size_t chunk_bytes, uns
 void read_while_starting(FastqText& text, const EngineLaunch& launch, std::size_t limit) {
   std::size_t held = 0;
   while (!launch.ready() && held < limit) {
-    io::TextBuffer& chunk = text.early.emplace_back();
+    io::TextBuffer& chunk = text.early.emplace_back(io::huge_page_resource());
     if (!text.reader->next(chunk)) {
       text.early.pop_back();
       break;

@@ -3,10 +3,12 @@
 // and a plain file read by several threads at once gives the same chunks as
 // one thread, gzip input the same as plain.
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "io/fastq_chunks.hpp"
+#include "io/huge_pages.hpp"
 #include "test_io_support.hpp"
 
 namespace t = seqfuse::io::test;
@@ -70,4 +72,19 @@ TEST_CASE("FASTQ chunks: a record larger than the chunk size comes whole", "[io]
   const auto chunks = chunks_of(dir.write("long.fq", text), 64, 2);
   CHECK(joined(chunks) == text);
   for (const std::string& chunk : chunks) CHECK(chunk.front() == '@');
+}
+
+TEST_CASE("huge-page text buffers are aligned, writable, and grow keeping their bytes", "[io]") {
+  TextBuffer buffer(seqfuse::io::huge_page_resource());
+  buffer.reserve(3 << 20);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(buffer.data()) % (2 << 20) == 0);
+  for (std::size_t i = 0; i < buffer.capacity(); ++i) buffer.data()[i] = static_cast<char>(i % 251);
+  buffer.set_size(buffer.capacity());
+  buffer.reserve(33 << 20);  // grows: the old bytes move along
+  REQUIRE(reinterpret_cast<std::uintptr_t>(buffer.data()) % (2 << 20) == 0);
+  bool same = true;
+  for (std::size_t i = 0; i < (std::size_t{3} << 20); ++i)
+    same &= buffer.data()[i] == static_cast<char>(i % 251);
+  CHECK(same);
+  buffer.data()[(std::size_t{33} << 20) - 1] = 'x';  // the whole room is mapped
 }
