@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
+#include "core/quick_exit.hpp"
 #include "core/report.hpp"
 #include "io/sequence_reader.hpp"
 #include "kmer/count_job.hpp"
@@ -93,6 +94,7 @@ int run_count(const CountConfig& config) {
     throw UsageError("-m/--max-memory must be at least 0.05 (GB)");
   options.max_memory = static_cast<std::size_t>(config.max_memory_gb * kBytesPerGB);
   options.threads = resolve_threads(config.common.threads);
+  options.exits_after = kQuickExit;
   options.inputs = config.inputs;
   options.db_path = config.db;
   options.histo_path = config.histo;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/quick_exit.hpp"
 #include "core/report.hpp"
 #include "core/version.hpp"
 #include "subcommand.hpp"
@@ -32,19 +33,12 @@ std::string parsed_subcommand_name(const CLI::App& app) {
   return {};
 }
 
-// Leaves at once after a subcommand has finished: its outputs are committed
-// and its objects gone, and what is left to tear down (the GPU context,
-// pinned host memory, large mappings) takes the OS less time than an orderly
-// shutdown, which costs a GPU run a measurable share of a sub-second command.
-// Sanitizer builds return normally so that leak checking still runs.
+// Leaves at once after a subcommand has finished (core/quick_exit.hpp).
 int finish(int status) {
-#if defined(__SANITIZE_ADDRESS__)
-  return status;
-#else
+  if constexpr (!seqfuse::kQuickExit) return status;
   seqfuse::trace("exit");
   std::fflush(nullptr);
   std::_Exit(status);
-#endif
 }
 
 }  // namespace

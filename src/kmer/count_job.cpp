@@ -111,9 +111,11 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
 }
 
 // FASTQ text goes to the GPU in chunks of this size (at most): large enough
-// that a chunk's launches and synchronisation cost nothing next to its
-// copy, small enough that pinning two of them (~0.4 ms per MB) stays short.
-constexpr std::size_t kGpuTextChunk = std::size_t{32} << 20;
+// that a chunk's launches cost nothing next to its copy (the engine copies
+// one chunk while the previous one's kernels run, without a host round
+// trip), small enough that pinning two of them (~0.4 ms per MB, on the GPU's
+// start-up path) stays short.
+constexpr std::size_t kGpuTextChunk = std::size_t{16} << 20;
 
 // The two pinned buffers FASTQ text goes to the device through, in turn.
 struct PinnedText {
@@ -360,6 +362,10 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
       histo_out->commit();
       trace("kmer-count: histogram from the engine written");
       warn_if_saturated(stats.totals, report);
+      if (options.exits_after) {
+        (void)engine.release();  // see CountOptions::exits_after
+        (void)pinned.release();
+      }
       return stats;
     }
   } else {
