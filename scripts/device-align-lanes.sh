@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The protein search (issue #3's workload: mmseqs2-examples' 500 queries
 # against its 20,000 proteins, SW, BLOSUM62 11/1, top 10) on the GPU with the
-# search kernel in 16-bit lanes (the default) and in 32-bit lanes
-# (SEQFUSE_ALIGN_LANES=32), alternating, three runs each, with the trace
+# search kernel in 16-bit lanes (SEQFUSE_ALIGN_LANES=16) and in 32-bit lanes
+# (the default), alternating, three runs each, with the trace
 # (flagged and rerun pairs) and the summary line (end-to-end and device
 # GCUPS); the two outputs must be identical. Needs bundle/ with --data. Run
 # as device-run.sh's extra step:
@@ -17,9 +17,17 @@ threads=$(nproc)
 for run in 1 2 3; do
   for lanes in 16 32; do
     echo "== protein search, $lanes-bit lanes, run $run"
-    env $([ "$lanes" = 32 ] && echo SEQFUSE_ALIGN_LANES=32) SEQFUSE_TRACE=1 \
+    SEQFUSE_ALIGN_LANES=$lanes SEQFUSE_TRACE=1 \
       /usr/bin/time -f "wall %e s" "$sf" align-sw "$dir/QUERY.fasta" "$dir/DB.fasta" \
       -t "$threads" -o "$dir/hits$lanes.tsv" 2>&1
   done
 done
 cmp "$dir/hits16.tsv" "$dir/hits32.tsv" && echo "16-bit and 32-bit outputs identical"
+# The search kernels' SASS, for counting instructions per cell (this
+# machine's toolkit has cuobjdump; the development machine's does not).
+cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+if [ -x "$cuobjdump" ] && [ -n "${OUT:-}" ]; then
+  "$cuobjdump" -sass bundle/bin/seqfuse 2>/dev/null |
+    awk '/Function : /{keep = ($0 ~ /score_db/)} keep' >"$OUT/align-search-sass.txt"
+  echo "SASS of the search kernels: $(grep -c 'Function : ' "$OUT/align-search-sass.txt") functions, $(wc -l <"$OUT/align-search-sass.txt") lines -> \$OUT/align-search-sass.txt"
+fi

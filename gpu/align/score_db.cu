@@ -4,10 +4,11 @@
 // registers; the last row of a chunk (H, F) is passed to the next chunk
 // through a per-target edge array in device memory.
 //
-// DeviceTargetSet::score runs the 16-bit packed-lane kernel (score_db16.cu,
-// two targets per thread) first and this kernel for the queries of the pairs
-// 16 bits cannot score exactly; this kernel is also the fallback for
-// scorings 16 bits cannot take and the score_pairs path.
+// This is the kernel DeviceTargetSet::score runs. With
+// ScoreParams::narrow_lanes it runs the 16-bit packed-lane kernel
+// (score_db16.cu, two targets per thread) first and this one only for the
+// queries of the pairs 16 bits cannot score exactly; that path is exact
+// but, as it stands, slower (bench/results/align-gpu-notes.md).
 #include "../vendor.cuh"  // first: HIP defines __host__ there
 
 #include <algorithm>

@@ -26,8 +26,9 @@ struct ScoreParams {
   std::vector<int> matrix;  // alphabet_size^2, matrix[q * alphabet_size + t]
   // score(): try two targets per thread in packed 16-bit lanes first (where
   // the scoring allows it), rerunning at 32 bits every query with a pair
-  // that 16 bits cannot score exactly. False: 32-bit only.
-  bool narrow_lanes = true;
+  // that 16 bits cannot score exactly. False: 32-bit only, the default while
+  // the 16-bit kernel is the slower one (align-gpu-notes.md).
+  bool narrow_lanes = false;
 };
 
 // What the last score() call did.
