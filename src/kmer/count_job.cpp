@@ -117,6 +117,17 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
 // start-up path) stays short.
 constexpr std::size_t kGpuTextChunk = std::size_t{16} << 20;
 
+// SEQFUSE_KMER_CHUNK_MIB (1 to 256) replaces kGpuTextChunk, so two sizes can
+// be timed side by side on one machine (scripts/device-kmer-chunks.sh); it
+// is a tuning knob, not an option for users.
+std::size_t gpu_text_chunk() {
+  if (const char* mib = std::getenv("SEQFUSE_KMER_CHUNK_MIB")) {
+    const long value = std::strtol(mib, nullptr, 10);
+    if (value >= 1 && value <= 256) return static_cast<std::size_t>(value) << 20;
+  }
+  return kGpuTextChunk;
+}
+
 // The two pinned buffers FASTQ text goes to the device through, in turn.
 struct PinnedText {
   io::TextBuffer buffers[2] = {io::TextBuffer(gpu::pinned_resource()),
@@ -306,7 +317,7 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   // The GPU engine's input sizes, known before it is built: text chunks, and
   // a bound on the k-mers with one parsed batch or chunk of slack.
   const std::size_t gpu_batch_bases = plan_memory(options.max_memory, true).batch_bases;
-  const std::size_t gpu_chunk_bytes = std::min(kGpuTextChunk, 2 * gpu_batch_bases);
+  const std::size_t gpu_chunk_bytes = std::min(gpu_text_chunk(), 2 * gpu_batch_bases);
   const std::uint64_t bound =
       kmer_bound(options.inputs, std::max(gpu_chunk_bytes, gpu_batch_bases));
   EngineLaunch launch(options, store, gpu_chunk_bytes + 1, bound);
