@@ -111,11 +111,11 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
 }
 
 // FASTQ text goes to the GPU in chunks of this size (at most): large enough
-// that a chunk's launches cost nothing next to its copy (the engine copies
-// one chunk while the previous one's kernels run, without a host round
-// trip), small enough that pinning two of them (~0.4 ms per MB, on the GPU's
-// start-up path) stays short.
-constexpr std::size_t kGpuTextChunk = std::size_t{16} << 20;
+// that a chunk's launches and its reads (each split over -t threads) cost
+// little next to its copy, small enough that pinning two of them (~0.4 ms
+// per MB, on the GPU's start-up path) stays short. Timed on one H100 (run
+// 6): 32 MiB 0.593 s, 16 MiB 0.641 s for the bench's 1.26 GB.
+constexpr std::size_t kGpuTextChunk = std::size_t{32} << 20;
 
 // SEQFUSE_KMER_CHUNK_MIB (1 to 256) replaces kGpuTextChunk, so two sizes can
 // be timed side by side on one machine (scripts/device-kmer-chunks.sh); it
