@@ -39,9 +39,6 @@ struct QueryBatch {
   const std::uint8_t* codes;
   const std::uint64_t* offsets;  // offsets[q], offsets[q + 1] bound query q
   std::uint32_t first;           // query index of blockIdx.y == 0
-  // Pairwise mode: slot s aligns its target with query pair_query[s] (the
-  // target's own index), one launch row; null for all-against-all.
-  const std::uint32_t* pair_query;
 };
 
 struct TargetsView {
@@ -80,8 +77,7 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE_MIN_BLOCKS)
 
   const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
   if (slot >= targets.slots) return;
-  const std::uint32_t qi =
-      queries.pair_query ? queries.pair_query[slot] : queries.first + blockIdx.y;
+  const std::uint32_t qi = queries.first + blockIdx.y;
   const std::uint8_t* query = queries.codes + queries.offsets[qi];
   const int m = static_cast<int>(queries.offsets[qi + 1] - queries.offsets[qi]);
   const int n = static_cast<int>(targets.length[slot]);
@@ -208,7 +204,6 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   codes_ = upload(layout.codes.data(), layout.codes.size(), stream_);
   slot_len_ = upload(layout.slot_len.data(), layout.slot_len.size(), stream_);
   slot_base_ = upload(layout.slot_base.data(), layout.slot_base.size(), stream_);
-  slot_order_ = upload(order_.data(), order_.size(), stream_);
   stream_.synchronize();  // the host staging vectors die here
 }
 
@@ -220,8 +215,7 @@ Status DeviceTargetSet::can_implement(const ScoreParams& params) {
   return Status::kSuccess;
 }
 
-// What score() and score_pairs() share: checks, and the queries and matrix
-// copied to the device.
+// The checks, and the queries and matrix copied to the device.
 struct DeviceTargetSet::QueryUpload {
   DeviceBuffer matrix, codes, offsets;
 };
@@ -239,18 +233,16 @@ Status DeviceTargetSet::upload_queries(const ScoreParams& params,
   return Status::kSuccess;
 }
 
-// One launch over every slot: `count` queries from `first` (all-against-all),
-// or each slot with its own query (pair_query non-null). Scores land in
+// One launch over every slot: `count` queries from `first`. Scores land in
 // by_slot[q * size() + slot].
 void DeviceTargetSet::launch(const ScoreParams& params, const QueryUpload& queries,
-                             std::uint32_t first, std::uint32_t count,
-                             const std::uint32_t* pair_query, DeviceBuffer& edges,
+                             std::uint32_t first, std::uint32_t count, DeviceBuffer& edges,
                              DeviceBuffer& scores, std::vector<PairScore>& by_slot) {
   const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
                          slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
                          interleaved_bytes_};
   const QueryBatch batch{queries.codes.as<std::uint8_t>(), queries.offsets.as<std::uint64_t>(),
-                         first, pair_query};
+                         first};
   launch_score_db(params.local, view, batch, count, queries.matrix.as<int>(), params.alphabet_size,
                   GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
                   scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
@@ -320,8 +312,7 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    launch(params, uploaded, static_cast<std::uint32_t>(first), count, nullptr, edges, scores,
-           by_slot);
+    launch(params, uploaded, static_cast<std::uint32_t>(first), count, edges, scores, by_slot);
     for (std::uint32_t q = 0; q < count; ++q) {
       const std::size_t row = rows.empty() ? first + q : rows[first + q];
       for (std::size_t s = 0; s < size(); ++s)
@@ -362,27 +353,6 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));
-}
-
-Status DeviceTargetSet::score_pairs(const ScoreParams& params,
-                                    std::span<const std::uint8_t> query_codes,
-                                    std::span<const std::uint64_t> query_offsets,
-                                    std::span<PairScore> out) {
-  if (query_offsets.size() != size() + 1 || out.size() != size()) return Status::kInvalidSize;
-  QueryUpload uploaded;
-  if (const Status s = upload_queries(params, query_codes, query_offsets, uploaded);
-      s != Status::kSuccess)
-    return s;
-  if (size() == 0) return Status::kSuccess;
-
-  DeviceBuffer edges = scratch_pool_.acquire(interleaved_bytes_ * sizeof(int2));
-  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size());
-  std::vector<PairScore> by_slot(size());
-  launch(params, uploaded, 0, 1, slot_order_.as<std::uint32_t>(), edges, scores, by_slot);
-  for (std::size_t s = 0; s < size(); ++s) out[order_[s]] = by_slot[s];
-  scratch_pool_.release(std::move(edges));
-  scratch_pool_.release(std::move(scores));
-  return Status::kSuccess;
 }
 
 }  // namespace seqfuse::gpu

@@ -73,12 +73,6 @@ class DeviceTargetSet {
 
   [[nodiscard]] const ScoreStats& last_stats() const noexcept { return stats_; }
 
-  // Pairwise: out[k] scores query k against target k (one query per target).
-  [[nodiscard]] Status score_pairs(const ScoreParams& params,
-                                   std::span<const std::uint8_t> query_codes,
-                                   std::span<const std::uint64_t> query_offsets,
-                                   std::span<PairScore> out);
-
  private:
   struct QueryUpload;
   [[nodiscard]] Status upload_queries(const ScoreParams& params,
@@ -86,8 +80,8 @@ class DeviceTargetSet {
                                       std::span<const std::uint64_t> query_offsets,
                                       QueryUpload& upload_out);
   void launch(const ScoreParams& params, const QueryUpload& queries, std::uint32_t first,
-              std::uint32_t count, const std::uint32_t* pair_query, DeviceBuffer& edges,
-              DeviceBuffer& scores, std::vector<PairScore>& by_slot);
+              std::uint32_t count, DeviceBuffer& edges, DeviceBuffer& scores,
+              std::vector<PairScore>& by_slot);
   // The 32-bit kernel over every query of `queries`; query q's scores go to
   // out row rows[q] (row q when rows is empty).
   void score_wide(const ScoreParams& params, const QueryUpload& queries, std::size_t count,
@@ -102,11 +96,10 @@ class DeviceTargetSet {
   std::uint64_t interleaved_bytes_ = 0;  // sum over groups of group_len * kSlotGroup
   ScoreStats stats_;
   std::uint64_t residues_ = 0;
-  DeviceBuffer codes_;       // interleaved: codes[group_base + j * kSlotGroup + lane], see
-                             // search16::build_target_layout
-  DeviceBuffer slot_len_;    // per slot: length
-  DeviceBuffer slot_base_;   // per slot: group_base (+ lane added on device)
-  DeviceBuffer slot_order_;  // per slot: the target's original index
+  DeviceBuffer codes_;      // interleaved: codes[group_base + j * kSlotGroup + lane], see
+                            // search16::build_target_layout
+  DeviceBuffer slot_len_;   // per slot: length
+  DeviceBuffer slot_base_;  // per slot: group_base (+ lane added on device)
   DevicePool scratch_pool_;
   Stream stream_;
 };

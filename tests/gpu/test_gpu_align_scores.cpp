@@ -138,35 +138,6 @@ TEST_CASE("the GPU score engine refuses what it cannot do", "[gpu][align]") {
   CHECK(set.score(p, codes, offsets, wrong_size) == gpu::Status::kInvalidSize);
 }
 
-TEST_CASE("GPU pairwise scores equal the reference", "[gpu][align]") {
-  const std::uint64_t seed = test::test_seed();
-  INFO("SEQFUSE_TEST_SEED=" << seed);
-  test::RandomSequences rng(seed);
-  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
-    const ScoringScheme scheme = ScoringScheme::match_mismatch(2, -3, {5, 2});
-    Flat queries, targets;
-    for (int k = 0; k < 300; ++k) {
-      const std::string q =
-          rng.random("ACGTN", static_cast<std::size_t>(k < 3 ? k : rng.uniform(1, 400)));
-      queries.add(test::encode(scheme, q));
-      targets.add(test::encode(
-          scheme, k % 2 ? rng.mutate(q, "ACGT", 0.1)
-                        : rng.random("ACGT", static_cast<std::size_t>(rng.uniform(0, 300)))));
-    }
-    gpu::DeviceTargetSet set(targets.codes, targets.offsets);
-    std::vector<gpu::PairScore> got(targets.size(), gpu::PairScore{-7777, -7, -7});
-    REQUIRE(set.score_pairs(seqfuse::align::gpu_score_params(scheme, mode), queries.codes,
-                            queries.offsets, got) == gpu::Status::kSuccess);
-    std::size_t wrong = 0;
-    for (std::size_t k = 0; k < targets.size(); ++k) {
-      const auto want = seqfuse::align::reference_score(mode, scheme, queries[k], targets[k]);
-      wrong += got[k].score != want.score || got[k].query_end != want.query_end ||
-               got[k].target_end != want.target_end;
-    }
-    CHECK(wrong == 0);
-  }
-}
-
 TEST_CASE("GPU 16-bit search: saturating pairs are rerun at 32 bits, their lane partners exact",
           "[gpu][align][search16]") {
   const std::uint64_t seed = test::test_seed();
