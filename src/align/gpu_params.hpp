@@ -1,5 +1,5 @@
-// A scoring scheme as the GPU score engine takes it. Included only where a
-// GPU backend is built (gpu_scores.cpp, the [gpu] tests).
+// A scoring scheme as the GPU score engine takes it (gpu_scores.cpp, the
+// [gpu] tests, the CPU emulation of the 16-bit search kernel). Plain C++.
 #pragma once
 
 #include <cstdlib>

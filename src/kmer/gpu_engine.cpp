@@ -101,29 +101,26 @@ class GpuCountingEngine final : public CountingEngine {
       // More k-mers than well-formed text can hold: the text is malformed,
       // which text_totals() reports; no further k-mers are taken.
       text_overflow_ = true;
-    } else if (held_ + most <= capacity_) {
-      const std::uint64_t one_record[2] = {0, n};
-      gpu::copy_to_device(slot.offsets.data(), one_record, sizeof one_record, stream_);
-      gpu::KmerExtraction job = extraction();
-      job.bases = slot.text.as<const char>();
-      job.offsets = slot.offsets.as<const std::uint64_t>();
-      job.records = 1;
-      job.end_from = 0;
-      job.end_to = n;
-      require_success(
-          gpu::extract_kmers(job, columns(), capacity_, counter_.as<unsigned long long>(), stream_),
-          "extract");
-      held_ += most;
     } else {
-      // The room may fill within this chunk: counted in exact slices.
       const std::uint64_t one_record[2] = {0, n};
       gpu::copy_to_device(slot.offsets.data(), one_record, sizeof one_record, stream_);
       gpu::KmerExtraction job = extraction();
       job.bases = slot.text.as<const char>();
       job.offsets = slot.offsets.as<const std::uint64_t>();
       job.records = 1;
-      extract(job, n);
-      held_ = read_counter();
+      if (held_ + most <= capacity_) {
+        // Room for every k-mer the chunk can hold: one launch, no round trip.
+        job.end_from = 0;
+        job.end_to = n;
+        require_success(gpu::extract_kmers(job, columns(), capacity_,
+                                           counter_.as<unsigned long long>(), stream_),
+                        "extract");
+        held_ += most;
+      } else {
+        // The room may fill within this chunk: counted in exact slices.
+        extract(job, n);
+        held_ = read_counter();
+      }
     }
     slot.used.record(stream_);
     previous.copied.synchronize();

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "align/gpu_params.hpp"
 #include "align/reference.hpp"
 #include "gpu/align/search16_dp.hpp"
 #include "test_align_support.hpp"
@@ -30,15 +31,7 @@ namespace test = seqfuse::align::test;
 
 using Flat = test::FlatCodes;
 
-gpu::ScoreParams params_of(const ScoringScheme& scheme, AlignMode mode) {
-  gpu::ScoreParams p;
-  p.local = mode == AlignMode::local;
-  p.gap_open = scheme.gap_open();
-  p.gap_extend = scheme.gap_extend();
-  p.alphabet_size = static_cast<int>(scheme.alphabet_size());
-  p.matrix.assign(scheme.table().begin(), scheme.table().end());
-  return p;
-}
+using seqfuse::align::gpu_score_params;
 
 // The block's chunk profile, as score_db16.cu's BlockProfile fills it (one
 // emulated thread filling every entry), over a poisoned buffer.
@@ -133,7 +126,7 @@ void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
 // What DeviceTargetSet::score does on the 16-bit path, launch by launch.
 Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& queries,
                  const Flat& targets, std::uint32_t per_launch, std::mt19937_64& rng) {
-  const gpu::ScoreParams params = params_of(scheme, mode);
+  const gpu::ScoreParams params = gpu_score_params(scheme, mode);
   const s16::Params16 p16 = s16::make_params16(params);
   REQUIRE(s16::params_fit(p16));
   const s16::TargetLayout l = s16::build_target_layout(targets.codes, targets.offsets);
@@ -175,7 +168,7 @@ std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mod
                                       const Flat& queries, const Flat& targets,
                                       std::mt19937_64& rng, std::uint32_t per_launch = 3) {
   const Emulated e = emulate(scheme, mode, queries, targets, per_launch, rng);
-  const s16::Params16 p16 = s16::make_params16(params_of(scheme, mode));
+  const s16::Params16 p16 = s16::make_params16(gpu_score_params(scheme, mode));
   std::size_t wrong = 0, wrong_flags = 0;
   std::vector<char> query_flagged(queries.size(), 0);
   for (std::size_t q = 0; q < queries.size(); ++q) {
