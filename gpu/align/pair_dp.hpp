@@ -24,12 +24,6 @@
 
 #include "dp_cell.hpp"
 
-// Only the device passes: g++ (nvcc's host pass, CPU builds) warns on it.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define SF_PAIR_UNROLL _Pragma("unroll")
-#else
-#define SF_PAIR_UNROLL
-#endif
 
 // Query rows held in registers per chunk; a build flag so variants can be
 // timed side by side (as SEQFUSE_SCORE_ROWS for score_db.cu).
@@ -180,12 +174,12 @@ SF_HOST_DEVICE PairEnd pair_score(const PairBatchView& batch, Edge* edges, std::
   for (int i0 = 0; i0 < m; i0 += kRows) {
     last_chunk = i0;
     int q[kRows], E[kRows];
-    SF_PAIR_UNROLL
+    SF_DEVICE_UNROLL
     for (int w = 0; w < kRows / kPerWord; ++w) {
       const int first_row = i0 + w * kPerWord;
       std::uint32_t word =
           first_row < m ? query[static_cast<std::uint64_t>(first_row / kPerWord) * kGroup] : 0u;
-      SF_PAIR_UNROLL
+      SF_DEVICE_UNROLL
       for (int k = 0; k < kPerWord; ++k) {
         const int r = w * kPerWord + k;
         // Byte offsets of the rows' matrix rows; rows past the end read the
@@ -231,7 +225,7 @@ SF_HOST_DEVICE PairEnd pair_score(const PairBatchView& batch, Edge* edges, std::
       diag_top = h_up;
       f = MaxPlus::add_max(f, -extend, h_up - open);  // F(i0, j)
       int column_best = 0;
-      SF_PAIR_UNROLL
+      SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         const int e = MaxPlus::add_max(E[r], -extend, H[r] - open);  // E(i, j)
         const int match = diag + *reinterpret_cast<const int*>(column + q[r]);
@@ -252,7 +246,7 @@ SF_HOST_DEVICE PairEnd pair_score(const PairBatchView& batch, Edge* edges, std::
       if (kLocal && (column_best > best || (column_best == best && j < best_j))) {
         best = column_best;
         best_j = j;
-        SF_PAIR_UNROLL
+        SF_DEVICE_UNROLL
         for (int r = kRows - 1; r >= 0; --r)
           if (H[r] == column_best) best_i = i0 + r;
       }
@@ -264,7 +258,7 @@ SF_HOST_DEVICE PairEnd pair_score(const PairBatchView& batch, Edge* edges, std::
     result.target_end = best_j;
   } else {
     // The last chunk holds row m - 1; H is its column n - 1.
-    SF_PAIR_UNROLL
+    SF_DEVICE_UNROLL
     for (int r = 0; r < kRows; ++r)
       if (last_chunk + r == m - 1) result.score = H[r];
     result.query_end = m - 1;

@@ -38,10 +38,7 @@
 #include "score_db.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define SF_S16_UNROLL _Pragma("unroll")
 #define SF_S16_DEVICE_PASS 1
-#else
-#define SF_S16_UNROLL
 #endif
 
 // Query rows held in registers per chunk (a build flag, as SEQFUSE_SCORE_ROWS
@@ -202,7 +199,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
   for (int i0 = 0; i0 < m; i0 += kRows) {
     const std::int16_t* profile = chunks(i0);
     std::uint32_t E[kRows];
-    SF_S16_UNROLL
+    SF_DEVICE_UNROLL
     for (int r = 0; r < kRows; ++r) {
       // H(i, -1) - open; rows past a global query's end may wrap: nothing
       // real depends on them.
@@ -237,7 +234,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       const std::int16_t* column0 = profile + (letters & 0xffu);
       const std::int16_t* column1 = profile + (letters >> 8);
       std::uint32_t column_best = 0;
-      SF_S16_UNROLL
+      SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         const std::uint32_t e = add_max_s16x2(E[r], ext, Hm[r]);  // E(i, j)
         const std::uint32_t s =
@@ -262,7 +259,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
         // score kPastEnd on the diagonal, so their H comes from E or F (or
         // 0), below or equal to a real cell of this or an earlier column:
         // they never win the maximum or a tie.
-        SF_S16_UNROLL
+        SF_DEVICE_UNROLL
         for (int k = 0; k < 2; ++k) {
           const int cb = lane_s16(column_best, k);
           if (cb > best[k] || (cb == best[k] && j < best_j[k])) {
@@ -270,20 +267,20 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
             best_j[k] = j;
             if (cb >= p.sat_limit) saturated[k] = true;
             const int hm_best = cb - p.open;
-            SF_S16_UNROLL
+            SF_DEVICE_UNROLL
             for (int r = kRows - 1; r >= 0; --r)
               if (lane_s16(Hm[r], k) == hm_best) best_i[k] = i0 + r;
           }
         }
       } else if (last_chunk && j == n1 - 1) {
         // Lane 1 ends here; later columns change its registers.
-        SF_S16_UNROLL
+        SF_DEVICE_UNROLL
         for (int r = 0; r < kRows; ++r)
           if (i0 + r == m - 1) last_h[1] = lane1_s16(Hm[r]) + p.open;
       }
     }
     if (!kLocal && last_chunk) {
-      SF_S16_UNROLL
+      SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r)
         if (i0 + r == m - 1) last_h[0] = lane0_s16(Hm[r]) + p.open;
     }
@@ -291,7 +288,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
 
   PairScore* out[2] = {&out0, &out1};
   const int lengths[2] = {n0, n1};
-  SF_S16_UNROLL
+  SF_DEVICE_UNROLL
   for (int k = 0; k < 2; ++k) {
     const int len = lengths[k];
     PairScore result;

@@ -19,12 +19,6 @@
 
 #include "dp_cell.hpp"
 
-// Only the device passes: g++ (nvcc's host pass, CPU builds) warns on it.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define SF_TRACE_UNROLL _Pragma("unroll")
-#else
-#define SF_TRACE_UNROLL
-#endif
 
 namespace seqfuse::align::trace {
 
@@ -123,7 +117,7 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
   for (int i0 = 0; i0 < m; i0 += kTraceRows) {
     last_chunk = i0;
     int q[kTraceRows], E[kTraceRows];
-    SF_TRACE_UNROLL
+    SF_DEVICE_UNROLL
     for (int r = 0; r < kTraceRows; ++r) {
       q[r] = i0 + r < m ? query[i0 + r] * matrix_stride : 0;
       H[r] = boundary_score(local, i0 + r + 1, gaps);  // H(i, -1)
@@ -145,7 +139,7 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
       diag_top = h_up;
       std::uint32_t word = 0;
       int column_best = 0;
-      SF_TRACE_UNROLL
+      SF_DEVICE_UNROLL
       for (int r = 0; r < kTraceRows; ++r) {
         if (i0 + r < m) {
           std::uint8_t bits = 0;
@@ -173,7 +167,7 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
       if (local && (column_best > end.score || (column_best == end.score && j < end.target_end))) {
         end.score = column_best;
         end.target_end = j;
-        SF_TRACE_UNROLL
+        SF_DEVICE_UNROLL
         for (int r = kTraceRows - 1; r >= 0; --r)
           if (H[r] == column_best) end.query_end = i0 + r;
       }
@@ -182,7 +176,7 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
   if (!local) {
     end.query_end = m - 1;
     end.target_end = n - 1;
-    SF_TRACE_UNROLL
+    SF_DEVICE_UNROLL
     for (int r = 0; r < kTraceRows; ++r)
       if (last_chunk + r == m - 1) end.score = H[r];
   }

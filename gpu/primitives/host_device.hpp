@@ -7,3 +7,11 @@
 #else
 #define SF_HOST_DEVICE inline
 #endif
+
+// `#pragma unroll` in device passes only: g++ (nvcc's host pass, CPU builds)
+// warns on it, and shared DP code is compiled by both.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define SF_DEVICE_UNROLL _Pragma("unroll")
+#else
+#define SF_DEVICE_UNROLL
+#endif
