@@ -37,4 +37,8 @@ echo "== the same on 1 thread for the merge's reference (-t 1 also slows reading
 SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
   "$sf" kmer-count -k 31 -t 1 -m 2 -o /tmp/seqfuse-spill/reads1.kdb "$reads" 2>&1
 cmp /tmp/seqfuse-spill/reads.kdb /tmp/seqfuse-spill/reads1.kdb && echo "databases identical"
+echo "== the same on the CPU engine (--device cpu, -m 2: spills too): GPU and CPU databases must be equal"
+SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
+  "$sf" kmer-count --device cpu -k 31 -t "$threads" -m 2 -o /tmp/seqfuse-spill/reads-cpu.kdb "$reads" 2>&1
+cmp /tmp/seqfuse-spill/reads.kdb /tmp/seqfuse-spill/reads-cpu.kdb && echo "GPU and CPU databases identical"
 rm -rf /tmp/seqfuse-spill
