@@ -83,6 +83,32 @@ SF_HOST_DEVICE int max_of(int a, int b) {
 SF_HOST_DEVICE int wrap16(int v) {
   return lane0_s16(static_cast<std::uint32_t>(v));
 }
+// op(a, b, c) on each 16-bit lane, the results packed back.
+template <class Op>
+SF_HOST_DEVICE std::uint32_t lanewise(std::uint32_t a, std::uint32_t b, std::uint32_t c, Op op) {
+  return pack_s16x2(op(lane0_s16(a), lane0_s16(b), lane0_s16(c)),
+                    op(lane1_s16(a), lane1_s16(b), lane1_s16(c)));
+}
+// Op functors, the lanes' arithmetic.
+struct AddMax {
+  SF_HOST_DEVICE int operator()(int a, int b, int c) const { return max_of(wrap16(a + b), c); }
+};
+struct AddMaxRelu {
+  SF_HOST_DEVICE int operator()(int a, int b, int c) const {
+    return max_of(max_of(wrap16(a + b), c), 0);
+  }
+};
+struct Add {
+  SF_HOST_DEVICE int operator()(int a, int b, int) const { return wrap16(a + b); }
+};
+struct Max3 {
+  SF_HOST_DEVICE int operator()(int a, int b, int c) const { return max_of(a, max_of(b, c)); }
+};
+struct Max3Relu {
+  SF_HOST_DEVICE int operator()(int a, int b, int c) const {
+    return max_of(max_of(a, 0), max_of(b, c));
+  }
+};
 }  // namespace s16x2_portable
 
 // Per lane: max(a + b, c), the add wrapping.
@@ -90,9 +116,7 @@ SF_HOST_DEVICE std::uint32_t add_max_s16x2(std::uint32_t a, std::uint32_t b, std
 #ifdef SEQFUSE_HAVE_DPX
   return __viaddmax_s16x2(a, b, c);
 #else
-  using namespace s16x2_portable;
-  return pack_s16x2(max_of(wrap16(lane0_s16(a) + lane0_s16(b)), lane0_s16(c)),
-                    max_of(wrap16(lane1_s16(a) + lane1_s16(b)), lane1_s16(c)));
+  return s16x2_portable::lanewise(a, b, c, s16x2_portable::AddMax{});
 #endif
 }
 
@@ -101,9 +125,7 @@ SF_HOST_DEVICE std::uint32_t add_max_relu_s16x2(std::uint32_t a, std::uint32_t b
 #ifdef SEQFUSE_HAVE_DPX
   return __viaddmax_s16x2_relu(a, b, c);
 #else
-  using namespace s16x2_portable;
-  return pack_s16x2(max_of(max_of(wrap16(lane0_s16(a) + lane0_s16(b)), lane0_s16(c)), 0),
-                    max_of(max_of(wrap16(lane1_s16(a) + lane1_s16(b)), lane1_s16(c)), 0));
+  return s16x2_portable::lanewise(a, b, c, s16x2_portable::AddMaxRelu{});
 #endif
 }
 
@@ -113,8 +135,7 @@ SF_HOST_DEVICE std::uint32_t add_s16x2(std::uint32_t a, std::uint32_t b) {
 #ifdef SEQFUSE_HAVE_DPX
   return __viaddmax_s16x2(a, b, 0x80008000u);
 #else
-  using namespace s16x2_portable;
-  return pack_s16x2(wrap16(lane0_s16(a) + lane0_s16(b)), wrap16(lane1_s16(a) + lane1_s16(b)));
+  return s16x2_portable::lanewise(a, b, 0, s16x2_portable::Add{});
 #endif
 }
 
@@ -123,8 +144,7 @@ SF_HOST_DEVICE std::uint32_t max_s16x2(std::uint32_t a, std::uint32_t b) {
 #ifdef SEQFUSE_HAVE_DPX
   return __vmaxs2(a, b);  // one VIMNMX.S16x2 on sm_90
 #else
-  using namespace s16x2_portable;
-  return pack_s16x2(max_of(lane0_s16(a), lane0_s16(b)), max_of(lane1_s16(a), lane1_s16(b)));
+  return s16x2_portable::lanewise(a, b, b, s16x2_portable::Max3{});
 #endif
 }
 
@@ -133,9 +153,7 @@ SF_HOST_DEVICE std::uint32_t max3_s16x2(std::uint32_t a, std::uint32_t b, std::u
 #ifdef SEQFUSE_HAVE_DPX
   return __vimax3_s16x2(a, b, c);
 #else
-  using namespace s16x2_portable;
-  return pack_s16x2(max_of(lane0_s16(a), max_of(lane0_s16(b), lane0_s16(c))),
-                    max_of(lane1_s16(a), max_of(lane1_s16(b), lane1_s16(c))));
+  return s16x2_portable::lanewise(a, b, c, s16x2_portable::Max3{});
 #endif
 }
 
@@ -144,9 +162,7 @@ SF_HOST_DEVICE std::uint32_t max3_relu_s16x2(std::uint32_t a, std::uint32_t b, s
 #ifdef SEQFUSE_HAVE_DPX
   return __vimax3_s16x2_relu(a, b, c);
 #else
-  using namespace s16x2_portable;
-  return pack_s16x2(max_of(max_of(lane0_s16(a), 0), max_of(lane0_s16(b), lane0_s16(c))),
-                    max_of(max_of(lane1_s16(a), 0), max_of(lane1_s16(b), lane1_s16(c))));
+  return s16x2_portable::lanewise(a, b, c, s16x2_portable::Max3Relu{});
 #endif
 }
 
