@@ -53,6 +53,8 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuDriverGetVersion hipDriverGetVersion
 #define gpuRuntimeGetVersion hipRuntimeGetVersion
+#define gpuDeviceGetAttribute hipDeviceGetAttribute
+#define gpuDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor
 #else
 using gpuError_t = cudaError_t;
 using gpuStream_t = cudaStream_t;
@@ -91,6 +93,8 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuDriverGetVersion cudaDriverGetVersion
 #define gpuRuntimeGetVersion cudaRuntimeGetVersion
+#define gpuDeviceGetAttribute cudaDeviceGetAttribute
+#define gpuDevAttrComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
 #endif
 
 namespace seqfuse::gpu {
@@ -144,6 +148,16 @@ __device__ inline unsigned long long warp_broadcast(unsigned long long value, in
   return __shfl(value, lane);
 #else
   return __shfl_sync(full_lane_mask(), value, lane);
+#endif
+}
+
+// Butterfly exchange within the warp (all lanes must call it): the value of
+// lane (this lane xor `mask`).
+__device__ inline float warp_shuffle_xor(float value, int mask) {
+#if SEQFUSE_VENDOR_HIP
+  return __shfl_xor(value, mask);
+#else
+  return __shfl_xor_sync(full_lane_mask(), value, mask);
 #endif
 }
 

@@ -1,3 +1,4 @@
+#include <atomic>
 #include <cmath>
 
 #include "../vendor.cuh"
@@ -17,9 +18,9 @@ constexpr int kKeyTile = 64;
 // output per chunk instead of per key.
 constexpr int kChunk = 8;
 
-template <int D, class Out>
+template <int D, class In, class Out>
 static __global__ void __launch_bounds__(kQueryTile)
-    varlen_attention_kernel(const float* query, const float* key, const float* value,
+    varlen_attention_kernel(const In* query, const In* key, const In* value,
                             const AttentionTile* tiles, std::size_t tokens, int heads, Out* out) {
   __shared__ float key_tile[kKeyTile * D];
   __shared__ float value_tile[kKeyTile * D];
@@ -33,7 +34,7 @@ static __global__ void __launch_bounds__(kQueryTile)
   float q[D], acc[D];
 #pragma unroll
   for (int c = 0; c < D; ++c) {
-    q[c] = active ? query[sequence_base + static_cast<std::size_t>(row) * D + c] : 0.0f;
+    q[c] = active ? to_float(query[sequence_base + static_cast<std::size_t>(row) * D + c]) : 0.0f;
     acc[c] = 0.0f;
   }
   float running_max = -INFINITY, running_sum = 0.0f;
@@ -43,8 +44,8 @@ static __global__ void __launch_bounds__(kQueryTile)
     __syncthreads();  // every thread is done with the previous tile
     const std::size_t tile_base = sequence_base + static_cast<std::size_t>(k0) * D;
     for (int i = static_cast<int>(threadIdx.x); i < n * D; i += kQueryTile) {
-      key_tile[i] = key[tile_base + i];
-      value_tile[i] = value[tile_base + i];
+      key_tile[i] = to_float(key[tile_base + i]);
+      value_tile[i] = to_float(value[tile_base + i]);
     }
     __syncthreads();
     if (!active) continue;
@@ -91,31 +92,78 @@ static __global__ void __launch_bounds__(kQueryTile)
   for (int c = 0; c < D; ++c) dst[c] = from_float<Out>(acc[c] * inverse);
 }
 
-template <int D, class Out>
+template <int D, class In, class Out>
 void launch_varlen_attention(const VarlenAttention& job, gpuStream_t stream) {
   const dim3 grid(static_cast<unsigned>(job.tile_count), static_cast<unsigned>(job.heads));
-  varlen_attention_kernel<D, Out>
-      <<<grid, kQueryTile, 0, stream>>>(job.query, job.key, job.value, job.tiles, job.tokens,
-                                        static_cast<int>(job.heads), static_cast<Out*>(job.out));
+  varlen_attention_kernel<D, In, Out><<<grid, kQueryTile, 0, stream>>>(
+      static_cast<const In*>(job.query), static_cast<const In*>(job.key),
+      static_cast<const In*>(job.value), job.tiles, job.tokens, static_cast<int>(job.heads),
+      static_cast<Out*>(job.out));
   GPU_CHECK_LAUNCH();
 }
 
-template <int D>
-void launch_for_type(const VarlenAttention& job, gpuStream_t stream) {
+template <int D, class In>
+void launch_for_output(const VarlenAttention& job, gpuStream_t stream) {
   switch (job.out_type) {
     case NnType::f32:
-      launch_varlen_attention<D, float>(job, stream);
+      launch_varlen_attention<D, In, float>(job, stream);
       break;
     case NnType::bf16:
-      launch_varlen_attention<D, bf16_t>(job, stream);
+      launch_varlen_attention<D, In, bf16_t>(job, stream);
       break;
     case NnType::f16:
-      launch_varlen_attention<D, f16_t>(job, stream);
+      launch_varlen_attention<D, In, f16_t>(job, stream);
       break;
   }
 }
 
+template <int D>
+void launch_for_types(const VarlenAttention& job, gpuStream_t stream) {
+  switch (job.in_type) {
+    case NnType::f32:
+      launch_for_output<D, float>(job, stream);
+      break;
+    case NnType::bf16:
+      launch_for_output<D, bf16_t>(job, stream);
+      break;
+    case NnType::f16:
+      launch_for_output<D, f16_t>(job, stream);
+      break;
+  }
+}
+
+// Compute capability major of each device, asked once (the answer cannot change).
+bool device_has_mma() {
+  constexpr int kDevices = 64;
+  static std::atomic<int> major[kDevices] = {};  // 0: not asked yet
+  int device = 0;
+  GPU_CHECK(gpuGetDevice(&device));
+  if (device < 0 || device >= kDevices) return false;
+  int known = major[device].load(std::memory_order_relaxed);
+  if (known == 0) {
+    GPU_CHECK(gpuDeviceGetAttribute(&known, gpuDevAttrComputeCapabilityMajor, device));
+    major[device].store(known, std::memory_order_relaxed);
+  }
+  return known >= 8;
+}
+
 }  // namespace
+
+AttentionKernel attention_kernel_for(const VarlenAttention& job) {
+#if SEQFUSE_VENDOR_CUDA
+  // mma.sync m16n8k16 with bf16 needs sm_80; the build's targets are sm_80+.
+  if (job.allow_tensor_cores && job.in_type != NnType::f32 && job.out_type == job.in_type &&
+      device_has_mma())
+    return AttentionKernel::tensor_cores;
+#else
+  (void)job;
+#endif
+  return AttentionKernel::cuda_cores;
+}
+
+const char* to_string(AttentionKernel kernel) noexcept {
+  return kernel == AttentionKernel::tensor_cores ? "tensor cores (mma.sync)" : "CUDA cores";
+}
 
 bool attention_head_dim_supported(std::size_t head_dim) noexcept {
   return head_dim == 16 || head_dim == 24 || head_dim == 32 || head_dim == 64;
@@ -135,19 +183,23 @@ Status varlen_attention(const VarlenAttention& job, Stream& stream) {
       job.tokens > 0x7fffffffu)
     return Status::kInvalidSize;
   if (!job.query || !job.key || !job.value || !job.tiles || !job.out) return Status::kNullBuffer;
+  if (attention_kernel_for(job) == AttentionKernel::tensor_cores) {
+    launch_mma_attention(job, stream);
+    return Status::kSuccess;
+  }
   const gpuStream_t s = native_stream(stream);
   switch (job.head_dim) {
     case 16:
-      launch_for_type<16>(job, s);
+      launch_for_types<16>(job, s);
       break;
     case 24:
-      launch_for_type<24>(job, s);
+      launch_for_types<24>(job, s);
       break;
     case 32:
-      launch_for_type<32>(job, s);
+      launch_for_types<32>(job, s);
       break;
     default:
-      launch_for_type<64>(job, s);
+      launch_for_types<64>(job, s);
       break;
   }
   return Status::kSuccess;

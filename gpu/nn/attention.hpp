@@ -2,8 +2,11 @@
 // attends to its own tokens only, with no padding. FlashAttention-style: key
 // and value tiles pass through shared memory and each query row keeps an
 // online softmax, so no score matrix is ever stored and memory does not
-// grow with sequence length. Plain C++ (src/ calls it); the kernel is in
-// attention.cu.
+// grow with sequence length. Plain C++ (src/ calls it). Two kernels: with
+// 16-bit inputs on NVIDIA sm_80 and later, a tensor-core one
+// (attention_mma.cu: both products on mma.sync, fp32 softmax and
+// accumulation); otherwise, and for fp32 inputs, the portable CUDA-core one
+// (attention.cu), which HIP builds run.
 #pragma once
 
 #include <cstddef>
@@ -36,11 +39,12 @@ void append_attention_tiles(std::size_t begin, std::size_t length,
                             std::vector<AttentionTile>& tiles);
 
 struct VarlenAttention {
-  // [heads][tokens][head_dim] each (rotary.hpp's output); the query already
-  // carries the head_dim^-0.5 scale.
-  const float* query = nullptr;
-  const float* key = nullptr;
-  const float* value = nullptr;
+  // [heads][tokens][head_dim] each, as `in_type` (rotary.hpp's output); the
+  // query already carries the head_dim^-0.5 scale.
+  const void* query = nullptr;
+  const void* key = nullptr;
+  const void* value = nullptr;
+  NnType in_type = NnType::f32;
   const AttentionTile* tiles = nullptr;  // device copy of the batch's tiles
   std::size_t tile_count = 0;
   std::size_t tokens = 0, heads = 0, head_dim = 0;
@@ -48,8 +52,21 @@ struct VarlenAttention {
   // the layout and type the attention output GEMM reads.
   void* out = nullptr;
   NnType out_type = NnType::f32;
+  // false: the CUDA-core kernel even where tensor cores could run (tests and
+  // timings compare the two).
+  bool allow_tensor_cores = true;
 };
 
+enum class AttentionKernel { cuda_cores, tensor_cores };
+
+// The kernel varlen_attention runs for `job` on the calling thread's device.
+[[nodiscard]] AttentionKernel attention_kernel_for(const VarlenAttention& job);
+[[nodiscard]] const char* to_string(AttentionKernel kernel) noexcept;
+
 [[nodiscard]] Status varlen_attention(const VarlenAttention& job, Stream& stream);
+
+// The tensor-core kernel alone (attention_mma.cu); varlen_attention calls it
+// after checking the job. Requires 16-bit inputs and out_type == in_type.
+void launch_mma_attention(const VarlenAttention& job, Stream& stream);
 
 }  // namespace seqfuse::gpu::nn

@@ -8,6 +8,7 @@ namespace {
 constexpr unsigned kThreads = 256;
 
 // One thread per (token, head, channel pair c, c + d/2).
+template <class Out>
 static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
   const std::size_t half = job.head_dim / 2;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -27,17 +28,21 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
   const float cs = job.cos[angle], sn = job.sin[angle];
 
   const std::size_t out = (head * job.tokens + t) * job.head_dim + c;
-  job.query[out] = q_lo * cs - q_hi * sn;
-  job.query[out + half] = q_hi * cs + q_lo * sn;
-  job.key[out] = k_lo * cs - k_hi * sn;
-  job.key[out + half] = k_hi * cs + k_lo * sn;
-  job.value[out] = row[2 * hidden + lo] + job.bias[2 * hidden + lo];
-  job.value[out + half] = row[2 * hidden + hi] + job.bias[2 * hidden + hi];
+  Out* query = static_cast<Out*>(job.query);
+  Out* key = static_cast<Out*>(job.key);
+  Out* value = static_cast<Out*>(job.value);
+  query[out] = from_float<Out>(q_lo * cs - q_hi * sn);
+  query[out + half] = from_float<Out>(q_hi * cs + q_lo * sn);
+  key[out] = from_float<Out>(k_lo * cs - k_hi * sn);
+  key[out + half] = from_float<Out>(k_hi * cs + k_lo * sn);
+  value[out] = from_float<Out>(row[2 * hidden + lo] + job.bias[2 * hidden + lo]);
+  value[out + half] = from_float<Out>(row[2 * hidden + hi] + job.bias[2 * hidden + hi]);
 }
 
+template <class Out>
 void launch_qkv_bias_rotary(const QkvRotary& job, gpuStream_t stream) {
   const std::size_t items = job.tokens * job.heads * (job.head_dim / 2);
-  qkv_bias_rotary_kernel<<<blocks_for(items, kThreads), kThreads, 0, stream>>>(job);
+  qkv_bias_rotary_kernel<Out><<<blocks_for(items, kThreads), kThreads, 0, stream>>>(job);
   GPU_CHECK_LAUNCH();
 }
 
@@ -50,7 +55,18 @@ Status qkv_bias_rotary(const QkvRotary& job, Stream& stream) {
   if (!job.qkv || !job.bias || !job.positions || !job.cos || !job.sin || !job.query || !job.key ||
       !job.value)
     return Status::kNullBuffer;
-  launch_qkv_bias_rotary(job, native_stream(stream));
+  const gpuStream_t s = native_stream(stream);
+  switch (job.out_type) {
+    case NnType::f32:
+      launch_qkv_bias_rotary<float>(job, s);
+      break;
+    case NnType::bf16:
+      launch_qkv_bias_rotary<bf16_t>(job, s);
+      break;
+    case NnType::f16:
+      launch_qkv_bias_rotary<f16_t>(job, s);
+      break;
+  }
   return Status::kSuccess;
 }
 

@@ -8,6 +8,7 @@
 
 #include "../runtime.hpp"
 #include "../status.hpp"
+#include "nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 
@@ -22,10 +23,12 @@ struct QkvRotary {
   std::size_t table_positions = 0;
   std::size_t tokens = 0, heads = 0, head_dim = 0;
   float query_scale = 1;  // head_dim^-0.5, applied before the rotation (as EsmSelfAttention)
-  // Outputs, [heads][tokens][head_dim] each.
-  float* query = nullptr;
-  float* key = nullptr;
-  float* value = nullptr;
+  // Outputs, [heads][tokens][head_dim] each, as `out_type` (the attention
+  // kernel's input type).
+  void* query = nullptr;
+  void* key = nullptr;
+  void* value = nullptr;
+  NnType out_type = NnType::f32;
 };
 
 // query = rotate((q + bq) x scale), key = rotate(k + bk), value = v + bv, with

@@ -28,7 +28,8 @@ struct EmbedConfig {
   std::string pool = "mean";
   std::vector<int> layers;  // empty: the final, normed layer
   std::string dtype;        // empty: fp32 on the CPU, bf16 on a GPU
-  int toks_per_batch = 4096;
+  int toks_per_batch = 0;
+  bool toks_per_batch_given = false;  // else the engine's preference
   int max_length = 1022;
 };
 
@@ -87,7 +88,7 @@ void validate(const EmbedConfig& c) {
   });
   if (!c.dtype.empty() && c.dtype != "fp32" && c.dtype != "bf16" && c.dtype != "fp16")
     add("--dtype must be fp32, bf16 or fp16, not '" + c.dtype + "'");
-  if (c.toks_per_batch < 1) add("--toks-per-batch must be 1 or more");
+  if (c.toks_per_batch_given && c.toks_per_batch < 1) add("--toks-per-batch must be 1 or more");
   if (c.max_length < 1) add("--max-length must be 1 or more residues");
   if (!problems.empty()) throw UsageError(problems);
 }
@@ -147,7 +148,8 @@ int run_embed(const EmbedConfig& config) {
   }
   models::EmbedJob job;
   job.readout = readout;
-  job.toks_per_batch = static_cast<std::size_t>(config.toks_per_batch);
+  job.toks_per_batch = config.toks_per_batch_given ? static_cast<std::size_t>(config.toks_per_batch)
+                                                   : engine->preferred_batch_tokens();
   job.progress = [&report, total = input.size()](std::size_t done) {
     report.progress(std::to_string(done) + " / " + std::to_string(total) + " sequences");
   };
@@ -200,9 +202,14 @@ Subcommand add_embed(CLI::App& parent) {
                   "end (default -1)");
   app->add_option("--dtype", config->dtype,
                   "fp32, bf16 or fp16 (default fp32 on the CPU, bf16 on a GPU)");
-  app->add_option("--toks-per-batch", config->toks_per_batch,
-                  "Tokens per batch; sequences are batched by length")
-      ->capture_default_str();
+  app->add_option_function<int>(
+      "--toks-per-batch",
+      [config](int tokens) {
+        config->toks_per_batch = tokens;
+        config->toks_per_batch_given = true;
+      },
+      "Tokens per batch; sequences are batched by length (default 4096 on the CPU; on a GPU "
+      "up to 65536, as its free memory allows)");
   app->add_option("--max-length", config->max_length,
                   "Residues kept per sequence; longer ones are cut with a warning")
       ->capture_default_str();

@@ -50,6 +50,11 @@ class EmbeddingEngine {
   // "cpu", "gpu:0", for the summary line.
   [[nodiscard]] virtual std::string name() const = 0;
 
+  // Tokens per batch when the user does not say (--toks-per-batch): the CPU
+  // engine takes esm-extract's 4096; a GPU fills its multiprocessors better
+  // with more, as far as its free memory allows.
+  [[nodiscard]] virtual std::size_t preferred_batch_tokens() const { return 4096; }
+
   // Called once before any batch: the longest sequence (in tokens) and the
   // largest batch (in tokens) that will come. Throws seqfuse::Error when the
   // engine cannot hold them (say, a sequence too long for device memory), so

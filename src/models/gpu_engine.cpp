@@ -90,9 +90,9 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t int
   a.delta = l.add(tokens * hidden * f);
   a.normed = l.add(tokens * hidden * e);
   a.qkv = l.add(tokens * 3 * hidden * f);
-  a.query = l.add(tokens * hidden * f);
-  a.key = l.add(tokens * hidden * f);
-  a.value = l.add(tokens * hidden * f);
+  a.query = l.add(tokens * hidden * e);  // attention's inputs, in the compute type
+  a.key = l.add(tokens * hidden * e);
+  a.value = l.add(tokens * hidden * e);
   a.context = l.add(tokens * hidden * e);
   a.inter = l.add(tokens * intermediate * f);
   a.inter_act = l.add(tokens * intermediate * e);
@@ -141,6 +141,17 @@ class GpuEsmEngine final : public EmbeddingEngine {
   }
 
   [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(device_); }
+
+  // 65,536 tokens keep every multiprocessor busy through each op (the 8M
+  // model's forward pass in bf16 on an H100: 4,096 ran at half its speed,
+  // 16,384 8 % slower; bench/results/2026-11-23-nvidia-h100-embed-bench1.md),
+  // as far as half the free memory holds them (a 3B model needs ~10 GB).
+  [[nodiscard]] std::size_t preferred_batch_tokens() const override {
+    constexpr std::size_t kMost = 65536, kLeast = 4096;
+    const std::size_t per_token = lay_out(kMost, hidden_, intermediate_, type_).total / kMost + 1;
+    const std::size_t fits = gpu::free_device_memory() / 2 / per_token;
+    return std::clamp(fits / 1024 * 1024, kLeast, kMost);
+  }
 
   void reserve(std::size_t longest_sequence_tokens, std::size_t batch_tokens) override {
     grow_rotary_tables(std::max<std::size_t>(longest_sequence_tokens, 1));
@@ -483,14 +494,16 @@ class GpuEsmEngine final : public EmbeddingEngine {
       rope.heads = heads_;
       rope.head_dim = head_dim_;
       rope.query_scale = 1.0f / std::sqrt(static_cast<float>(head_dim_));
-      rope.query = at<float>(layout_.query);
-      rope.key = at<float>(layout_.key);
-      rope.value = at<float>(layout_.value);
+      rope.query = at(layout_.query);
+      rope.key = at(layout_.key);
+      rope.value = at(layout_.value);
+      rope.out_type = type_;
       require(nn::qkv_bias_rotary(rope, stream_), "rotary");
       nn::VarlenAttention attention;
       attention.query = rope.query;
       attention.key = rope.key;
       attention.value = rope.value;
+      attention.in_type = type_;
       attention.tiles = at<const nn::AttentionTile>(layout_.tiles);
       attention.tile_count = tiles_.size();
       attention.tokens = tokens;

@@ -1,0 +1,242 @@
+// Variable-length self-attention on tensor cores (NVIDIA sm_80+, 16-bit
+// inputs), FlashAttention-2 style: a block of four warps takes one tile of 64
+// query rows of one head, each warp 16 rows; key and value tiles of 64 pass
+// through shared memory; S = Q K^T and O += P V are mma.sync m16n8k16
+// products with fp32 accumulators, and the online softmax runs on S in
+// registers. P is rounded to the input type to feed P V (as every 16-bit
+// FlashAttention does); the row sums use the unrounded fp32 P.
+//
+// Why: with head sizes of 16 to 64, the CUDA-core kernel spends ~2 D
+// fused multiply-adds per (query, key) pair on the two dot products, which a
+// tensor core does at a fraction of the issue slots; what remains is the
+// softmax's exponent per pair.
+#include <cmath>
+
+#include "../vendor.cuh"
+#include "attention.hpp"
+#include "launch.cuh"
+#include "mma.cuh"
+
+namespace seqfuse::gpu::nn {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kRowsPerWarp = 16;
+constexpr int kMmaLanes = 32;  // mma.sync is defined over 32 lanes (NVIDIA only)
+constexpr int kThreads = kWarps * kMmaLanes;
+constexpr int kKeyTile = 64;
+constexpr float kLog2e = 1.4426950408889634f;
+static_assert(kWarps * kRowsPerWarp == static_cast<int>(kAttentionQueryTile));
+
+// Shared-memory row strides in 16-bit elements: 8 more than the row, so the
+// 8 rows one fragment load touches fall on different banks.
+template <int D>
+struct MmaTile {
+  static constexpr int kDepth = (D + 15) / 16 * 16;  // Q K^T depth, zero-padded (24 -> 32)
+  static constexpr int kKeyStride = kDepth + 8;      // key_tile[key][channel]
+  static constexpr int kValueStride = kKeyTile + 8;  // value_t[channel][key] (transposed)
+};
+
+__device__ __forceinline__ std::uint32_t load_pair(const std::uint16_t* p) {
+  return *reinterpret_cast<const std::uint32_t*>(p);
+}
+
+template <int D, class T>
+static __global__ void __launch_bounds__(kThreads)
+    mma_attention_kernel(const T* query, const T* key, const T* value, const AttentionTile* tiles,
+                         std::size_t tokens, int heads, T* out) {
+#ifdef SEQFUSE_HAVE_MMA
+  using Tile = MmaTile<D>;
+  constexpr int kDepth = Tile::kDepth;
+  constexpr int kKeyStride = Tile::kKeyStride;
+  constexpr int kValueStride = Tile::kValueStride;
+  constexpr int kKeyBlocks = kKeyTile / 8;  // n-tiles of S
+  constexpr int kOutBlocks = D / 8;         // n-tiles of O
+  __shared__ __align__(16) std::uint16_t key_tile[kKeyTile * kKeyStride];
+  __shared__ __align__(16) std::uint16_t value_t[D * kValueStride];
+
+  const AttentionTile tile = tiles[blockIdx.x];
+  const int head = static_cast<int>(blockIdx.y);
+  const int warp = static_cast<int>(threadIdx.x) / kMmaLanes;
+  const int lane = static_cast<int>(threadIdx.x) % kMmaLanes;
+  const int group = lane / 4, pair = lane % 4;
+  const int first_row = tile.first_query + warp * kRowsPerWarp;
+  const bool warp_active = first_row < tile.length;
+  const int row_a = first_row + group, row_b = row_a + 8;  // this lane's two rows
+  const std::size_t sequence_base =
+      (static_cast<std::size_t>(head) * tokens + static_cast<std::size_t>(tile.begin)) * D;
+  const auto* q16 = reinterpret_cast<const std::uint16_t*>(query) + sequence_base;
+  const auto* k16 = reinterpret_cast<const std::uint16_t*>(key) + sequence_base;
+  const auto* v16 = reinterpret_cast<const std::uint16_t*>(value) + sequence_base;
+
+  // Q as A fragments, once: rows past the sequence and channels past D are 0.
+  std::uint32_t q_frag[kDepth / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < kDepth / 16; ++kk) {
+    const int c0 = kk * 16 + 2 * pair, c1 = c0 + 8;
+    const bool a_in = row_a < tile.length, b_in = row_b < tile.length;
+    q_frag[kk][0] = a_in && c0 < D ? load_pair(q16 + row_a * D + c0) : 0u;
+    q_frag[kk][1] = b_in && c0 < D ? load_pair(q16 + row_b * D + c0) : 0u;
+    q_frag[kk][2] = a_in && c1 < D ? load_pair(q16 + row_a * D + c1) : 0u;
+    q_frag[kk][3] = b_in && c1 < D ? load_pair(q16 + row_b * D + c1) : 0u;
+  }
+
+  float o[kOutBlocks][4];
+#pragma unroll
+  for (int n = 0; n < kOutBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  // Running maxima (log2 domain) and this lane's share of the row sums.
+  float max_a = -INFINITY, max_b = -INFINITY, sum_a = 0.0f, sum_b = 0.0f;
+
+  for (int k0 = 0; k0 < tile.length; k0 += kKeyTile) {
+    const int keys = min(kKeyTile, tile.length - k0);
+    __syncthreads();  // every warp is done with the previous tile
+    // Keys row-major, values transposed; past the sequence: zeros (a NaN
+    // there would survive P = 0 in P V).
+    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (kDepth / 2); i += kThreads) {
+      const int j = i / (kDepth / 2), c = 2 * (i % (kDepth / 2));
+      const std::uint32_t word =
+          j < keys && c < D ? load_pair(k16 + static_cast<std::size_t>(k0 + j) * D + c) : 0u;
+      *reinterpret_cast<std::uint32_t*>(&key_tile[j * kKeyStride + c]) = word;
+    }
+    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (D / 2); i += kThreads) {
+      const int j = i / (D / 2), c = 2 * (i % (D / 2));
+      const std::uint32_t word =
+          j < keys ? load_pair(v16 + static_cast<std::size_t>(k0 + j) * D + c) : 0u;
+      value_t[c * kValueStride + j] = static_cast<std::uint16_t>(word & 0xffffu);
+      value_t[(c + 1) * kValueStride + j] = static_cast<std::uint16_t>(word >> 16);
+    }
+    __syncthreads();
+    if (!warp_active) continue;
+
+    // S = Q K^T for 64 keys: kKeyBlocks n-tiles of 8 keys.
+    float s[kKeyBlocks][4];
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; ++n) {
+      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+      const std::uint16_t* key_row = key_tile + (n * 8 + group) * kKeyStride + 2 * pair;
+#pragma unroll
+      for (int kk = 0; kk < kDepth / 16; ++kk) {
+        const std::uint32_t b[2] = {load_pair(key_row + kk * 16), load_pair(key_row + kk * 16 + 8)};
+        mma_16x8x16<T>(s[n], q_frag[kk], b);
+      }
+    }
+    // To the log2 domain; keys past the sequence drop out.
+    float tile_max_a = -INFINITY, tile_max_b = -INFINITY;
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; ++n)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const bool in = n * 8 + 2 * pair + c < keys;
+        s[n][c] = in ? s[n][c] * kLog2e : -INFINITY;
+        s[n][2 + c] = in ? s[n][2 + c] * kLog2e : -INFINITY;
+        tile_max_a = fmaxf(tile_max_a, s[n][c]);
+        tile_max_b = fmaxf(tile_max_b, s[n][2 + c]);
+      }
+    // The four lanes of a group share its two rows.
+    tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 1));
+    tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 2));
+    tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 1));
+    tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 2));
+    // Finite: key k0 < keys is in every tile.
+    const float new_a = fmaxf(max_a, tile_max_a), new_b = fmaxf(max_b, tile_max_b);
+    const float correction_a = exp2f(max_a - new_a), correction_b = exp2f(max_b - new_b);
+    max_a = new_a;
+    max_b = new_b;
+    sum_a *= correction_a;
+    sum_b *= correction_b;
+#pragma unroll
+    for (int n = 0; n < kOutBlocks; ++n) {
+      o[n][0] *= correction_a;
+      o[n][1] *= correction_a;
+      o[n][2] *= correction_b;
+      o[n][3] *= correction_b;
+    }
+
+    // O += P V, 16 keys per k-step; P's accumulators are A's layout.
+#pragma unroll
+    for (int step = 0; step < kKeyTile / 16; ++step) {
+      float p[2][4];
+#pragma unroll
+      for (int half = 0; half < 2; ++half)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          p[half][c] = exp2f(s[2 * step + half][c] - new_a);
+          p[half][2 + c] = exp2f(s[2 * step + half][2 + c] - new_b);
+          sum_a += p[half][c];
+          sum_b += p[half][2 + c];
+        }
+      const std::uint32_t a[4] = {pack_pair<T>(p[0][0], p[0][1]), pack_pair<T>(p[0][2], p[0][3]),
+                                  pack_pair<T>(p[1][0], p[1][1]), pack_pair<T>(p[1][2], p[1][3])};
+#pragma unroll
+      for (int n = 0; n < kOutBlocks; ++n) {
+        const std::uint16_t* value_row =
+            value_t + (n * 8 + group) * kValueStride + step * 16 + 2 * pair;
+        const std::uint32_t b[2] = {load_pair(value_row), load_pair(value_row + 8)};
+        mma_16x8x16<T>(o[n], a, b);
+      }
+    }
+  }
+  if (!warp_active) return;
+  sum_a += warp_shuffle_xor(sum_a, 1);
+  sum_a += warp_shuffle_xor(sum_a, 2);
+  sum_b += warp_shuffle_xor(sum_b, 1);
+  sum_b += warp_shuffle_xor(sum_b, 2);
+  // Sums >= 1: each row's maximum contributes 2^0.
+  const float inverse_a = 1.0f / sum_a, inverse_b = 1.0f / sum_b;
+  const std::size_t row_stride = static_cast<std::size_t>(heads) * D;
+  T* dst = out + static_cast<std::size_t>(tile.begin) * row_stride +
+           static_cast<std::size_t>(head) * D + 2 * pair;
+#pragma unroll
+  for (int n = 0; n < kOutBlocks; ++n) {
+    if (row_a < tile.length)
+      *reinterpret_cast<std::uint32_t*>(dst + row_a * row_stride + n * 8) =
+          pack_pair<T>(o[n][0] * inverse_a, o[n][1] * inverse_a);
+    if (row_b < tile.length)
+      *reinterpret_cast<std::uint32_t*>(dst + row_b * row_stride + n * 8) =
+          pack_pair<T>(o[n][2] * inverse_b, o[n][3] * inverse_b);
+  }
+#else
+  // Never launched: attention_kernel_for() picks this kernel only on sm_80+.
+  (void)query, (void)key, (void)value, (void)tiles, (void)tokens, (void)heads, (void)out;
+#endif
+}
+
+template <int D, class T>
+void launch(const VarlenAttention& job, gpuStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(job.tile_count), static_cast<unsigned>(job.heads));
+  mma_attention_kernel<D, T><<<grid, kThreads, 0, stream>>>(
+      static_cast<const T*>(job.query), static_cast<const T*>(job.key),
+      static_cast<const T*>(job.value), job.tiles, job.tokens, static_cast<int>(job.heads),
+      static_cast<T*>(job.out));
+  GPU_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_for_head_dim(const VarlenAttention& job, gpuStream_t stream) {
+  switch (job.head_dim) {
+    case 16:
+      launch<16, T>(job, stream);
+      break;
+    case 24:
+      launch<24, T>(job, stream);
+      break;
+    case 32:
+      launch<32, T>(job, stream);
+      break;
+    default:
+      launch<64, T>(job, stream);
+      break;
+  }
+}
+
+}  // namespace
+
+void launch_mma_attention(const VarlenAttention& job, Stream& stream) {
+  const gpuStream_t s = native_stream(stream);
+  if (job.in_type == NnType::bf16)
+    launch_for_head_dim<bf16_t>(job, s);
+  else
+    launch_for_head_dim<f16_t>(job, s);
+}
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,75 @@
+// Warp-level tensor-core products for the attention kernel: one inline
+// function over PTX `mma.sync.m16n8k16` (NVIDIA sm_80 and later), with the
+// fragment layouts spelled out once here so kernels never touch PTX.
+// SEQFUSE_HAVE_MMA says whether the device pass has them; on HIP and older
+// NVIDIA targets it is unset, the functions below are not defined, and the
+// host side picks the portable CUDA-core kernel instead (attention.cu), so
+// no kernel is launched without its instructions.
+//
+// Fragment layouts of m16n8k16 (lane = 4 x group + pair, group 0..7, pair
+// 0..3; each 32-bit register holds two 16-bit values, the lower column or
+// k index in the low half):
+//   A (16 x 16, row-major): a[0] = A[group][2 pair, +1], a[1] = A[group + 8][2 pair, +1],
+//                           a[2] = A[group][8 + 2 pair, +1], a[3] = A[group + 8][8 + 2 pair, +1]
+//   B (16 x 8, k x n):      b[0] = B[2 pair, +1][group], b[1] = B[8 + 2 pair, +1][group]
+//   C, D (16 x 8, fp32):    c[0], c[1] = C[group][2 pair, +1], c[2], c[3] = C[group + 8][2 pair,
+//   +1]
+// C's layout for two adjacent n-tiles is A's layout for one k-step: a
+// product's fp32 accumulators become the next product's A operand in
+// registers (attention's P = softmax(S) feeding P V).
+#pragma once
+
+#include <cstdint>
+
+#include "../vendor.cuh"
+#include "nn_types.hpp"
+
+#if defined(SEQFUSE_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define SEQFUSE_HAVE_MMA 1
+#endif
+
+namespace seqfuse::gpu::nn {
+
+#ifdef SEQFUSE_HAVE_MMA
+
+// Two floats as one register of two 16-bit values (`lo` in the low half),
+// rounded to nearest even as to_bf16 / to_f16.
+template <class T>
+__device__ __forceinline__ std::uint32_t pack_pair(float lo, float hi);
+template <>
+__device__ __forceinline__ std::uint32_t pack_pair<bf16_t>(float lo, float hi) {
+  std::uint32_t packed;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
+template <>
+__device__ __forceinline__ std::uint32_t pack_pair<f16_t>(float lo, float hi) {
+  std::uint32_t packed;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
+
+// d += a b over one 16 x 8 x 16 tile, fp32 accumulation.
+template <class T>
+__device__ __forceinline__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4],
+                                            const std::uint32_t (&b)[2]);
+template <>
+__device__ __forceinline__ void mma_16x8x16<bf16_t>(float (&d)[4], const std::uint32_t (&a)[4],
+                                                    const std::uint32_t (&b)[2]) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <>
+__device__ __forceinline__ void mma_16x8x16<f16_t>(float (&d)[4], const std::uint32_t (&a)[4],
+                                                   const std::uint32_t (&b)[2]) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+#endif  // SEQFUSE_HAVE_MMA
+
+}  // namespace seqfuse::gpu::nn

@@ -1,0 +1,256 @@
+// gpu/nn attention on the device against a float64 host reference: both
+// kernels (tensor cores and CUDA cores), every head size, fp32 / bf16 /
+// fp16 inputs, fresh random sequences of awkward lengths (1, a tile, a tile
+// +- 1, long) packed back to back, the output poisoned with NaN first. The
+// reference takes the very inputs the device got (already rounded to the
+// input type), so what is measured is the kernel's own error: P rounded to
+// 16 bits for P V (tensor cores) and the output rounding. A [bench] case
+// times the two kernels on an ESM-2 8M-shaped batch.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <vector>
+
+#include "gpu/nn/attention.hpp"
+#include "gpu/nn/nn_types.hpp"
+#include "gpu/runtime.hpp"
+
+namespace gpu = seqfuse::gpu;
+namespace nn = seqfuse::gpu::nn;
+
+namespace {
+
+std::uint64_t attention_seed() {
+  if (const char* fixed = std::getenv("SEQFUSE_TEST_SEED"))
+    return std::strtoull(fixed, nullptr, 10);
+  return std::random_device{}();
+}
+
+// Host values of one type, and their bytes as the device stores them.
+struct Typed {
+  std::vector<double> values;  // exactly representable in the type
+  std::vector<std::uint8_t> bytes;
+};
+
+Typed make_typed(nn::NnType type, std::size_t n, std::mt19937_64& rng, double spread) {
+  std::uniform_real_distribution<float> draw(static_cast<float>(-spread),
+                                             static_cast<float>(spread));
+  Typed t;
+  t.values.resize(n);
+  t.bytes.resize(n * nn::element_bytes(type));
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = draw(rng);
+    if (type == nn::NnType::f32) {
+      t.values[i] = x;
+      std::memcpy(t.bytes.data() + 4 * i, &x, 4);
+    } else if (type == nn::NnType::bf16) {
+      const nn::bf16_t h = nn::to_bf16(x);
+      t.values[i] = nn::to_float(h);
+      std::memcpy(t.bytes.data() + 2 * i, &h.bits, 2);
+    } else {
+      const nn::f16_t h = nn::to_f16(x);
+      t.values[i] = nn::to_float(h);
+      std::memcpy(t.bytes.data() + 2 * i, &h.bits, 2);
+    }
+  }
+  return t;
+}
+
+double read_typed(nn::NnType type, const std::uint8_t* p) {
+  if (type == nn::NnType::f32) {
+    float x;
+    std::memcpy(&x, p, 4);
+    return x;
+  }
+  std::uint16_t bits;
+  std::memcpy(&bits, p, 2);
+  return type == nn::NnType::bf16 ? nn::to_float(nn::bf16_t{bits}) : nn::to_float(nn::f16_t{bits});
+}
+
+const char* type_name(nn::NnType type) {
+  return type == nn::NnType::f32 ? "fp32" : type == nn::NnType::bf16 ? "bf16" : "fp16";
+}
+
+// One packed batch on the host and the device.
+struct Batch {
+  std::vector<std::size_t> lengths, begins;
+  std::size_t tokens = 0, heads = 0, head_dim = 0;
+  nn::NnType type = nn::NnType::f32;
+  Typed query, key, value;  // [heads][tokens][head_dim]
+  std::vector<nn::AttentionTile> tiles;
+  gpu::DeviceBuffer d_query, d_key, d_value, d_tiles, d_out;
+
+  Batch(std::vector<std::size_t> lengths_, std::size_t heads_, std::size_t head_dim_,
+        nn::NnType type_, std::mt19937_64& rng, gpu::Stream& stream)
+      : lengths(std::move(lengths_)), heads(heads_), head_dim(head_dim_), type(type_) {
+    for (const std::size_t n : lengths) {
+      begins.push_back(tokens);
+      nn::append_attention_tiles(tokens, n, tiles);
+      tokens += n;
+    }
+    const std::size_t n = heads * tokens * head_dim;
+    // Scores of a few units: softmax neither flat nor one-hot.
+    query = make_typed(type, n, rng, 1.5);
+    key = make_typed(type, n, rng, 1.5);
+    value = make_typed(type, n, rng, 2.0);
+    const auto upload = [&](gpu::DeviceBuffer& buffer, const std::vector<std::uint8_t>& bytes) {
+      buffer = gpu::DeviceBuffer(std::max<std::size_t>(bytes.size(), 1));
+      gpu::copy_to_device(buffer.data(), bytes.data(), bytes.size(), stream);
+    };
+    upload(d_query, query.bytes);
+    upload(d_key, key.bytes);
+    upload(d_value, value.bytes);
+    d_tiles = gpu::DeviceBuffer(std::max<std::size_t>(tiles.size(), 1) * sizeof(nn::AttentionTile));
+    gpu::copy_to_device(d_tiles.data(), tiles.data(), tiles.size() * sizeof(nn::AttentionTile),
+                        stream);
+    d_out = gpu::DeviceBuffer(std::max<std::size_t>(n * nn::element_bytes(type), 1));
+    stream.synchronize();
+  }
+
+  [[nodiscard]] nn::VarlenAttention job(bool tensor_cores) const {
+    nn::VarlenAttention j;
+    j.query = d_query.data();
+    j.key = d_key.data();
+    j.value = d_value.data();
+    j.in_type = type;
+    j.tiles = d_tiles.as<const nn::AttentionTile>();
+    j.tile_count = tiles.size();
+    j.tokens = tokens;
+    j.heads = heads;
+    j.head_dim = head_dim;
+    j.out = d_out.data();
+    j.out_type = type;
+    j.allow_tensor_cores = tensor_cores;
+    return j;
+  }
+
+  [[nodiscard]] std::size_t at(std::size_t head, std::size_t token) const {
+    return (head * tokens + token) * head_dim;
+  }
+};
+
+// Largest |device - reference| over the batch, in units of max |value|;
+// NaN when an output is NaN (the poison survived).
+double worst_error(const Batch& b, const std::vector<std::uint8_t>& out) {
+  double worst = 0, value_max = 0;
+  for (const double v : b.value.values) value_max = std::max(value_max, std::abs(v));
+  const std::size_t d = b.head_dim, e = nn::element_bytes(b.type);
+  std::vector<double> scores, expected(d);
+  for (std::size_t s = 0; s < b.lengths.size(); ++s)
+    for (std::size_t h = 0; h < b.heads; ++h)
+      for (std::size_t qi = 0; qi < b.lengths[s]; ++qi) {
+        const std::size_t qt = b.begins[s] + qi;
+        const double* q = &b.query.values[b.at(h, qt)];
+        scores.assign(b.lengths[s], 0);
+        double top = -INFINITY;
+        for (std::size_t ki = 0; ki < b.lengths[s]; ++ki) {
+          const double* k = &b.key.values[b.at(h, b.begins[s] + ki)];
+          double dot = 0;
+          for (std::size_t c = 0; c < d; ++c) dot += q[c] * k[c];
+          scores[ki] = dot;
+          top = std::max(top, dot);
+        }
+        double sum = 0;
+        std::fill(expected.begin(), expected.end(), 0.0);
+        for (std::size_t ki = 0; ki < b.lengths[s]; ++ki) {
+          const double p = std::exp(scores[ki] - top);
+          sum += p;
+          const double* v = &b.value.values[b.at(h, b.begins[s] + ki)];
+          for (std::size_t c = 0; c < d; ++c) expected[c] += p * v[c];
+        }
+        for (std::size_t c = 0; c < d; ++c) {
+          // Output layout: [tokens][heads x head_dim].
+          const double got = read_typed(b.type, out.data() + ((qt * b.heads + h) * d + c) * e);
+          if (std::isnan(got)) return std::nan("");
+          worst = std::max(worst, std::abs(got - expected[c] / sum));
+        }
+      }
+  return worst / value_max;
+}
+
+std::vector<std::uint8_t> run_attention(const Batch& b, bool tensor_cores, gpu::Stream& stream) {
+  const std::size_t bytes = b.heads * b.tokens * b.head_dim * nn::element_bytes(b.type);
+  gpu::fill_device(b.d_out.data(), 0xff, bytes, stream);  // NaN in every type
+  REQUIRE(nn::varlen_attention(b.job(tensor_cores), stream) == gpu::Status::kSuccess);
+  std::vector<std::uint8_t> out(bytes);
+  gpu::copy_to_host(out.data(), b.d_out.data(), bytes, stream);
+  stream.synchronize();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("attention kernels equal a float64 reference on random packed batches", "[gpu]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  const std::uint64_t seed = attention_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  std::mt19937_64 rng(seed);
+  gpu::Stream stream;
+  for (const nn::NnType type : {nn::NnType::f32, nn::NnType::bf16, nn::NnType::f16}) {
+    // fp32 on CUDA cores is exact to rounding; 16-bit: P and the output
+    // are rounded to the type (2^-9 relative for bf16, 2^-12 for fp16).
+    const double tolerance = type == nn::NnType::f32    ? 1e-5
+                             : type == nn::NnType::bf16 ? 1.2e-2
+                                                        : 1.5e-3;
+    for (const std::size_t head_dim : {16, 24, 32, 64}) {
+      std::vector<std::size_t> lengths = {1, 2, 63, 64, 65, 129};
+      std::uniform_int_distribution<std::size_t> length(1, 300);
+      for (int i = 0; i < 6; ++i) lengths.push_back(length(rng));
+      lengths.push_back(1024);
+      std::shuffle(lengths.begin(), lengths.end(), rng);
+      const Batch batch(lengths, 3, head_dim, type, rng, stream);
+      for (const bool tensor_cores : {true, false}) {
+        const nn::AttentionKernel kernel = nn::attention_kernel_for(batch.job(tensor_cores));
+        INFO(type_name(type) << " head_dim " << head_dim << " on " << nn::to_string(kernel));
+        const double error = worst_error(batch, run_attention(batch, tensor_cores, stream));
+        std::cout << "attention " << type_name(type) << " head_dim " << head_dim << " on "
+                  << nn::to_string(kernel) << ": worst error " << error << " x max|v|\n";
+        CHECK(error <= tolerance);  // false for NaN
+      }
+    }
+  }
+}
+
+TEST_CASE("attention kernels: timing on an ESM-2 8M-shaped batch", "[gpu][bench]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  std::mt19937_64 rng(20261124);
+  gpu::Stream stream;
+  // 65,536 tokens of proteins 50 to 1,022 residues long, 20 heads of 16.
+  std::vector<std::size_t> lengths;
+  std::uniform_int_distribution<std::size_t> length(52, 1024);
+  for (std::size_t total = 0; total < 65536;) {
+    lengths.push_back(std::min(length(rng), 65536 - total));
+    total += lengths.back();
+  }
+  for (const std::size_t head_dim : {16, 64}) {
+    const std::size_t heads = 20;  // 8M: 20 x 16; 650M: 20 x 64
+    const Batch batch(lengths, heads, head_dim, nn::NnType::bf16, rng, stream);
+    double pairs = 0;  // (query, key) pairs per head
+    for (const std::size_t n : lengths) pairs += static_cast<double>(n) * static_cast<double>(n);
+    for (const bool tensor_cores : {true, false}) {
+      const nn::VarlenAttention job = batch.job(tensor_cores);
+      REQUIRE(nn::varlen_attention(job, stream) == gpu::Status::kSuccess);  // warm-up
+      stream.synchronize();
+      constexpr int kRepeats = 10;
+      const auto start = std::chrono::steady_clock::now();
+      for (int r = 0; r < kRepeats; ++r)
+        REQUIRE(nn::varlen_attention(job, stream) == gpu::Status::kSuccess);
+      stream.synchronize();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+          kRepeats;
+      // 4 d flops per pair and head: two products of d multiply-adds.
+      const double tflops = 4.0 * static_cast<double>(head_dim) * pairs *
+                            static_cast<double>(heads) / seconds * 1e-12;
+      std::cout << "attention bench bf16: " << batch.tokens << " tokens, " << heads << " heads of "
+                << head_dim << ", " << nn::to_string(nn::attention_kernel_for(job)) << ": "
+                << seconds * 1e3 << " ms, " << tflops << " TFLOP/s\n";
+    }
+  }
+}
