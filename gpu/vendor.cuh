@@ -20,6 +20,7 @@ using gpuError_t = hipError_t;
 using gpuStream_t = hipStream_t;
 using gpuEvent_t = hipEvent_t;
 using gpuDeviceProp_t = hipDeviceProp_t;
+using gpuDeviceAttr_t = hipDeviceAttribute_t;
 inline constexpr gpuError_t gpuSuccess = hipSuccess;
 inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuGetErrorString hipGetErrorString
@@ -55,11 +56,13 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuRuntimeGetVersion hipRuntimeGetVersion
 #define gpuDeviceGetAttribute hipDeviceGetAttribute
 #define gpuDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor
+#define gpuDevAttrWarpSize hipDeviceAttributeWarpSize
 #else
 using gpuError_t = cudaError_t;
 using gpuStream_t = cudaStream_t;
 using gpuEvent_t = cudaEvent_t;
 using gpuDeviceProp_t = cudaDeviceProp;
+using gpuDeviceAttr_t = cudaDeviceAttr;
 inline constexpr gpuError_t gpuSuccess = cudaSuccess;
 inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation;
 #define gpuGetErrorString cudaGetErrorString
@@ -95,6 +98,7 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuRuntimeGetVersion cudaRuntimeGetVersion
 #define gpuDeviceGetAttribute cudaDeviceGetAttribute
 #define gpuDevAttrComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#define gpuDevAttrWarpSize cudaDevAttrWarpSize
 #endif
 
 namespace seqfuse::gpu {
@@ -154,6 +158,13 @@ __device__ inline unsigned long long warp_broadcast(unsigned long long value, in
 // Butterfly exchange within the warp (all lanes must call it): the value of
 // lane (this lane xor `mask`).
 __device__ inline float warp_shuffle_xor(float value, int mask) {
+#if SEQFUSE_VENDOR_HIP
+  return __shfl_xor(value, mask);
+#else
+  return __shfl_xor_sync(full_lane_mask(), value, mask);
+#endif
+}
+__device__ inline double warp_shuffle_xor(double value, int mask) {
 #if SEQFUSE_VENDOR_HIP
   return __shfl_xor(value, mask);
 #else

@@ -1,4 +1,3 @@
-#include <atomic>
 #include <cmath>
 
 #include "../vendor.cuh"
@@ -132,28 +131,13 @@ void launch_for_types(const VarlenAttention& job, gpuStream_t stream) {
   }
 }
 
-// Compute capability major of each device, asked once (the answer cannot change).
-bool device_has_mma() {
-  constexpr int kDevices = 64;
-  static std::atomic<int> major[kDevices] = {};  // 0: not asked yet
-  int device = 0;
-  GPU_CHECK(gpuGetDevice(&device));
-  if (device < 0 || device >= kDevices) return false;
-  int known = major[device].load(std::memory_order_relaxed);
-  if (known == 0) {
-    GPU_CHECK(gpuDeviceGetAttribute(&known, gpuDevAttrComputeCapabilityMajor, device));
-    major[device].store(known, std::memory_order_relaxed);
-  }
-  return known >= 8;
-}
-
 }  // namespace
 
 AttentionKernel attention_kernel_for(const VarlenAttention& job) {
 #if SEQFUSE_VENDOR_CUDA
   // mma.sync m16n8k16 with bf16 needs sm_80; the build's targets are sm_80+.
   if (job.allow_tensor_cores && job.in_type != NnType::f32 && job.out_type == job.in_type &&
-      device_has_mma())
+      current_compute_major() >= 8)
     return AttentionKernel::tensor_cores;
 #else
   (void)job;

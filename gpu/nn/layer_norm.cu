@@ -6,34 +6,31 @@
 namespace seqfuse::gpu::nn {
 namespace {
 
-// One block per row; a power of two for the tree reduction below.
+// One warp per row: ESM-2 rows are 320 to 2,560 floats, a few dozen per
+// lane, so the statistics need only register sums and a shuffle tree (a
+// block per row spent most of its time in barriers).
 constexpr unsigned kThreads = 256;
 
-// Sum of every thread's `value` over the block, returned to all threads.
-// `scratch` holds kThreads doubles; the trailing barrier lets it be reused.
-__device__ double block_sum(double value, double* scratch) {
-  scratch[threadIdx.x] = value;
-  __syncthreads();
-  for (unsigned stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) scratch[threadIdx.x] += scratch[threadIdx.x + stride];
-    __syncthreads();
-  }
-  const double total = scratch[0];
-  __syncthreads();
-  return total;
+// Sum of every lane's `value` over the warp, returned to all lanes.
+__device__ double warp_sum(double value) {
+  for (int mask = warp_size() / 2; mask > 0; mask /= 2) value += warp_shuffle_xor(value, mask);
+  return value;
 }
 
 template <class Out>
 static __global__ void __launch_bounds__(kThreads)
-    add_layer_norm_kernel(float* residual, const float* delta, std::size_t hidden,
+    add_layer_norm_kernel(float* residual, const float* delta, std::size_t rows, std::size_t hidden,
                           const float* weight, const float* bias, double eps, Out* out) {
-  __shared__ double scratch[kThreads];
-  const std::size_t row = blockIdx.x;
+  const unsigned lanes = static_cast<unsigned>(warp_size());
+  const std::size_t row =
+      static_cast<std::size_t>(blockIdx.x) * (kThreads / lanes) + threadIdx.x / lanes;
+  if (row >= rows) return;  // the whole warp leaves together
+  const unsigned lane = threadIdx.x % lanes;
   float* x = residual + row * hidden;
-  // Each thread touches the same columns in every pass, so its own writes
+  // Each lane touches the same columns in every pass, so its own writes
   // to x are what it reads back.
   double sum = 0;
-  for (std::size_t c = threadIdx.x; c < hidden; c += kThreads) {
+  for (std::size_t c = lane; c < hidden; c += lanes) {
     float v = x[c];
     if (delta) {
       v += delta[row * hidden + c];
@@ -41,16 +38,16 @@ static __global__ void __launch_bounds__(kThreads)
     }
     sum += v;
   }
-  const double mean = block_sum(sum, scratch) / static_cast<double>(hidden);
+  const double mean = warp_sum(sum) / static_cast<double>(hidden);
   double squares = 0;
-  for (std::size_t c = threadIdx.x; c < hidden; c += kThreads) {
+  for (std::size_t c = lane; c < hidden; c += lanes) {
     const double d = x[c] - mean;
     squares += d * d;
   }
-  const double variance = block_sum(squares, scratch) / static_cast<double>(hidden);
+  const double variance = warp_sum(squares) / static_cast<double>(hidden);
   const double inverse_std = 1.0 / sqrt(variance + eps);
   Out* y = out + row * hidden;
-  for (std::size_t c = threadIdx.x; c < hidden; c += kThreads)
+  for (std::size_t c = lane; c < hidden; c += lanes)
     y[c] = from_float<Out>(layer_norm_value(x[c], mean, inverse_std, weight[c], bias[c]));
 }
 
@@ -58,8 +55,10 @@ template <class Out>
 void launch_add_layer_norm(float* residual, const float* delta, std::size_t rows,
                            std::size_t hidden, const float* weight, const float* bias, double eps,
                            Out* out, gpuStream_t stream) {
-  add_layer_norm_kernel<Out><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
-      residual, delta, hidden, weight, bias, eps, out);
+  // Rows per block: kThreads / warp size (host side: ask the device once).
+  const unsigned rows_per_block = kThreads / static_cast<unsigned>(current_warp_size());
+  add_layer_norm_kernel<Out><<<blocks_for(rows, rows_per_block), kThreads, 0, stream>>>(
+      residual, delta, rows, hidden, weight, bias, eps, out);
   GPU_CHECK_LAUNCH();
 }
 
