@@ -50,7 +50,7 @@ for dtype in ${EMBED_PROFILE_DTYPES:-bf16 fp32}; do
     >"$work/ncu-$dtype.csv" 2>"$work/ncu-$dtype.err" ||
     { tail -n 20 "$work/ncu-$dtype.err" >&2; die "ncu failed ($dtype)"; }
   python3 - "$work/ncu-$dtype.csv" "$dtype" >>"$page" <<'EOF'
-import csv, sys, collections
+import collections, csv, re, sys
 path, dtype = sys.argv[1], sys.argv[2]
 lines = [l for l in open(path) if l.startswith('"')]
 rows = list(csv.DictReader(lines))
@@ -60,9 +60,13 @@ for r in rows:
     if r.get("Metric Name") != "gpu__time_duration.sum":
         continue
     name = r["Kernel Name"]
-    # Templates and namespaces make long names: keep the function's own name.
-    short = name.split("(")[0].split("<")[0].split("::")[-1] or name[:60]
-    total[short] += float(r["Metric Value"]) * 1e-9
+    # Namespaces and parameter lists make long names: keep the function and
+    # its template arguments.
+    short = re.sub(r"^void ", "", name)
+    short = re.sub(r"(\(anonymous namespace\)|<unnamed>)::", "", short).split("(")[0]
+    short = re.sub(r"seqfuse::(gpu::)?(nn::)?", "", short) or name[:60]
+    # --print-units base gives nanoseconds, with thousands separators.
+    total[short] += float(r["Metric Value"].replace(",", "")) * 1e-9
     calls[short] += 1
 whole = sum(total.values())
 print(f"\n## {dtype}: {sum(calls.values())} kernels, {whole * 1e3:.2f} ms of GPU time\n")

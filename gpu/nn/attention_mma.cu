@@ -120,26 +120,31 @@ static __global__ void __launch_bounds__(kThreads)
         mma_16x8x16<T>(s[n], q_frag[kk], b);
       }
     }
-    // To the log2 domain; keys past the sequence drop out.
+    // Keys past the sequence drop out (only the last tile has any).
+    if (keys < kKeyTile) {
+#pragma unroll
+      for (int n = 0; n < kKeyBlocks; ++n)
+#pragma unroll
+        for (int c = 0; c < 2; ++c)
+          if (n * 8 + 2 * pair + c >= keys) s[n][c] = s[n][2 + c] = -INFINITY;
+    }
     float tile_max_a = -INFINITY, tile_max_b = -INFINITY;
 #pragma unroll
-    for (int n = 0; n < kKeyBlocks; ++n)
-#pragma unroll
-      for (int c = 0; c < 2; ++c) {
-        const bool in = n * 8 + 2 * pair + c < keys;
-        s[n][c] = in ? s[n][c] * kLog2e : -INFINITY;
-        s[n][2 + c] = in ? s[n][2 + c] * kLog2e : -INFINITY;
-        tile_max_a = fmaxf(tile_max_a, s[n][c]);
-        tile_max_b = fmaxf(tile_max_b, s[n][2 + c]);
-      }
+    for (int n = 0; n < kKeyBlocks; ++n) {
+      tile_max_a = fmaxf(tile_max_a, fmaxf(s[n][0], s[n][1]));
+      tile_max_b = fmaxf(tile_max_b, fmaxf(s[n][2], s[n][3]));
+    }
     // The four lanes of a group share its two rows.
     tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 1));
     tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 2));
     tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 1));
     tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 2));
-    // Finite: key k0 < keys is in every tile.
+    // Finite: key k0 < keys is in every tile. e^(s - max) = 2^(s log2e - max
+    // log2e): one fused multiply-add per score before the exponent.
     const float new_a = fmaxf(max_a, tile_max_a), new_b = fmaxf(max_b, tile_max_b);
-    const float correction_a = exp2f(max_a - new_a), correction_b = exp2f(max_b - new_b);
+    const float correction_a = fast_exp2((max_a - new_a) * kLog2e);  // 0 on the first tile
+    const float correction_b = fast_exp2((max_b - new_b) * kLog2e);
+    const float offset_a = -new_a * kLog2e, offset_b = -new_b * kLog2e;
     max_a = new_a;
     max_b = new_b;
     sum_a *= correction_a;
@@ -160,8 +165,8 @@ static __global__ void __launch_bounds__(kThreads)
       for (int half = 0; half < 2; ++half)
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
-          p[half][c] = exp2f(s[2 * step + half][c] - new_a);
-          p[half][2 + c] = exp2f(s[2 * step + half][2 + c] - new_b);
+          p[half][c] = fast_exp2(fmaf(s[2 * step + half][c], kLog2e, offset_a));
+          p[half][2 + c] = fast_exp2(fmaf(s[2 * step + half][2 + c], kLog2e, offset_b));
           sum_a += p[half][c];
           sum_b += p[half][2 + c];
         }

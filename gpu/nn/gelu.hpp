@@ -11,8 +11,9 @@
 namespace seqfuse::gpu::nn {
 
 // out[r][c] = gelu_erf(in[r][c] + bias[c]) (nn_math.hpp, the CPU engine's
-// GELU), stored as `out_type` for the next GEMM.
-[[nodiscard]] Status bias_gelu(const float* in, const float* bias, std::size_t rows,
+// GELU), stored as `out_type` for the next GEMM. `in` is fp32 or of
+// out_type; with the same type it may be `out` itself (in place).
+[[nodiscard]] Status bias_gelu(const void* in, NnType in_type, const float* bias, std::size_t rows,
                                std::size_t cols, void* out, NnType out_type, Stream& stream);
 
 }  // namespace seqfuse::gpu::nn

@@ -70,7 +70,7 @@ struct Plan {
   }
 };
 
-using PlanKey = std::tuple<std::size_t, std::size_t, std::size_t, int, bool>;
+using PlanKey = std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool>;
 
 }  // namespace
 
@@ -91,7 +91,12 @@ struct LinearGemm::Impl {
   }
 
   Plan& plan_for(const Linear& job) {
-    const PlanKey key{job.rows, job.in, job.out, static_cast<int>(job.type), job.bias != nullptr};
+    const PlanKey key{job.rows,
+                      job.in,
+                      job.out,
+                      static_cast<int>(job.type),
+                      static_cast<int>(job.y_type),
+                      job.bias != nullptr};
     auto found = plans.find(key);
     if (found != plans.end()) return *found->second;
     if (plans.size() >= kMaxPlans) plans.clear();
@@ -123,9 +128,9 @@ struct LinearGemm::Impl {
              "layout A");
     check_lt(cublaslt().layout_create(&plan->b, type, in, rows, static_cast<std::int64_t>(in)),
              "layout B");
-    check_lt(
-        cublaslt().layout_create(&plan->d, CUDA_R_32F, out, rows, static_cast<std::int64_t>(out)),
-        "layout D");
+    check_lt(cublaslt().layout_create(&plan->d, lt_type(job.y_type), out, rows,
+                                      static_cast<std::int64_t>(out)),
+             "layout D");
 
     cublasLtMatmulPreference_t preference = nullptr;
     check_lt(cublaslt().preference_create(&preference), "cublasLtMatmulPreferenceCreate");
@@ -190,6 +195,7 @@ Status LinearGemm::run(const Linear& job, Stream& stream) {
   if (job.rows == 0 || job.out == 0) return Status::kSuccess;
   if (job.in == 0) return Status::kInvalidSize;
   if (!job.x || !job.w || !job.y) return Status::kNullBuffer;
+  if (job.y_type != NnType::f32 && job.y_type != job.type) return Status::kInvalidArgument;
   return impl_->run(job, stream);
 }
 

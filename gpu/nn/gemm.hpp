@@ -1,6 +1,7 @@
 // The linear layers' GEMMs: y = x w^T (+ bias), torch.nn.Linear's layout
 // (x [rows][in], w [out][in], y [rows][out], all row-major). Operands x and
-// w are of one NnType; y, the bias and the accumulation are fp32. CUDA
+// w are of one NnType; the bias and the accumulation are fp32, y is fp32 or,
+// where the next op reads 16 bits anyway, the operands' type. CUDA
 // builds run them through cuBLASLt (bias in its epilogue); HIP builds, and
 // CUDA when asked (tests), through gemm_tiled.cu, a portable tiled kernel of
 // ours (Debian 12 packages no rocBLAS or hipBLASLt). Plain C++: src/ calls it.
@@ -22,7 +23,8 @@ struct Linear {
   NnType type = NnType::f32;
   std::size_t rows = 0, in = 0, out = 0;
   const float* bias = nullptr;  // [out], or null for none
-  float* y = nullptr;           // [rows][out]
+  void* y = nullptr;            // [rows][out] as y_type
+  NnType y_type = NnType::f32;  // f32, or the same type as x and w
 };
 
 // Device pointers passed to LinearGemm::run must be aligned to this many

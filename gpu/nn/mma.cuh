@@ -49,6 +49,14 @@ __device__ __forceinline__ std::uint32_t pack_pair<f16_t>(float lo, float hi) {
   return packed;
 }
 
+// 2^x by the special-function unit (ex2.approx.ftz: 2 ulp; results below
+// 2^-126 flush to 0, and 2^-inf is 0): softmax weights in (0, 1].
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // d += a b over one 16 x 8 x 16 tile, fp32 accumulation.
 template <class T>
 __device__ __forceinline__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4],

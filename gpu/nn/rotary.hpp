@@ -13,7 +13,8 @@
 namespace seqfuse::gpu::nn {
 
 struct QkvRotary {
-  const float* qkv = nullptr;               // [tokens][3 x hidden]: query, key, value, no bias yet
+  const void* qkv = nullptr;                // [tokens][3 x hidden]: query, key, value, no bias yet
+  NnType qkv_type = NnType::f32;            // f32, or out_type (the GEMM wrote 16 bits)
   const float* bias = nullptr;              // [3 x hidden]: query, key, value biases
   const std::int32_t* positions = nullptr;  // [tokens]: position in its sequence (BOS = 0)
   // cos and sin of position x inv_freq[c], [table_positions][head_dim / 2];

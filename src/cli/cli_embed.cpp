@@ -113,8 +113,10 @@ int run_embed(const EmbedConfig& config) {
 
   const models::EsmModel model = models::load_esm_model(config.model);
   const double load_seconds = clock.seconds();
+  trace("embed: model loaded");
   // Device problems are reported before the input's.
   const DeviceChoice device = device_choice.get();
+  trace("embed: device ready");
   check_dtype(device);
   const models::ComputeType compute = compute_type(config.dtype, device);
   const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
@@ -135,6 +137,7 @@ int run_embed(const EmbedConfig& config) {
   const auto writer = models::make_embedding_writer(format, config.output,
                                                     models::output_shape(input, readout, hidden));
   for (const std::string& warning : input.warnings) report.warn(warning);
+  trace("embed: input read and tokenized");
 
   const unsigned threads = resolve_threads(config.common.threads);
   std::unique_ptr<models::EmbeddingEngine> engine;
@@ -146,6 +149,7 @@ int run_embed(const EmbedConfig& config) {
   } else {
     engine = std::make_unique<models::CpuEsmEngine>(model, threads);
   }
+  trace("embed: engine ready");
   models::EmbedJob job;
   job.readout = readout;
   job.toks_per_batch = config.toks_per_batch_given ? static_cast<std::size_t>(config.toks_per_batch)
@@ -156,7 +160,9 @@ int run_embed(const EmbedConfig& config) {
   Stopwatch embed_clock;
   const models::EmbedStats stats = models::run_embed_job(job, *engine, input, hidden, *writer);
   const double embed_seconds = embed_clock.seconds();
+  trace("embed: every batch embedded");
   writer->commit();
+  trace("embed: output written");
 
   const std::string what =
       std::to_string(stats.sequences) + " sequences, " +

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "core/error.hpp"
+#include "core/report.hpp"
 
 namespace seqfuse::models {
 namespace {
@@ -128,7 +129,7 @@ EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const Pro
       for (std::size_t b = 0; b < batch.size(); ++b)
         results[batch[b] - first] = std::move(batch_out[b]);
       stats.tokens += tokens;
-      ++stats.batches;
+      if (++stats.batches == 1) trace("embed: first batch embedded");
       embedded += batch.size();
       if (job.progress) job.progress(embedded);
     }

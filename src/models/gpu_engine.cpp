@@ -73,7 +73,7 @@ class Layout {
 
 // Where each activation lives in the arena, for a capacity of `tokens`.
 struct ActivationLayout {
-  std::size_t residual, delta, normed, qkv, query, key, value, context, inter, inter_act, final;
+  std::size_t residual, delta, normed, qkv, query, key, value, context, inter, final;
   // Per-batch metadata, uploaded in one copy from a pinned mirror.
   std::size_t ids, positions, scales, offsets, tiles, meta_begin, meta_end;
   std::size_t output;  // readout results (grown on demand past this first size)
@@ -89,13 +89,14 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t int
   a.residual = l.add(tokens * hidden * f);
   a.delta = l.add(tokens * hidden * f);
   a.normed = l.add(tokens * hidden * e);
-  a.qkv = l.add(tokens * 3 * hidden * f);
+  // The QKV and up-projection GEMMs write the compute type: their readers
+  // (rotary, GELU) take 16 bits as HF's bf16 pass does, at half the bytes.
+  a.qkv = l.add(tokens * 3 * hidden * e);
   a.query = l.add(tokens * hidden * e);  // attention's inputs, in the compute type
   a.key = l.add(tokens * hidden * e);
   a.value = l.add(tokens * hidden * e);
   a.context = l.add(tokens * hidden * e);
-  a.inter = l.add(tokens * intermediate * f);
-  a.inter_act = l.add(tokens * intermediate * e);
+  a.inter = l.add(tokens * intermediate * e);  // GELU runs in place
   a.final = l.add(tokens * hidden * f);
   // Every sequence holds at least <cls> and <eos>.
   a.max_sequences = tokens / 2 + 1;
@@ -431,7 +432,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
   }
 
   void linear(const void* x, const void* w, std::size_t in, std::size_t out, const float* bias,
-              float* y, std::size_t rows) {
+              void* y, nn::NnType y_type, std::size_t rows) {
     nn::Linear job;
     job.x = x;
     job.w = w;
@@ -441,6 +442,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
     job.out = out;
     job.bias = bias;
     job.y = y;
+    job.y_type = y_type;
     require(gemm_.run(job, stream_), "GEMM");
   }
 
@@ -465,10 +467,9 @@ class GpuEsmEngine final : public EmbeddingEngine {
     float* residual = at<float>(layout_.residual);
     float* delta = at<float>(layout_.delta);
     void* normed = at(layout_.normed);
-    float* qkv = at<float>(layout_.qkv);
+    void* qkv = at(layout_.qkv);
     void* context = at(layout_.context);
-    float* inter = at<float>(layout_.inter);
-    void* inter_act = at(layout_.inter_act);
+    void* inter = at(layout_.inter);
 
     require(nn::embed_tokens(at<const std::int32_t>(layout_.ids), at<const double>(layout_.scales),
                              tokens, word_embeddings_, h, residual, stream_),
@@ -481,10 +482,11 @@ class GpuEsmEngine final : public EmbeddingEngine {
                              w.attention_norm_bias, eps, normed, type_, stream_),
           "LayerNorm");
       capture(residual, static_cast<int>(i), readout, sequences, tokens, rows_total);
-      linear(normed, w.qkv_weight, h, 3 * h, nullptr, qkv, tokens);
+      linear(normed, w.qkv_weight, h, 3 * h, nullptr, qkv, type_, tokens);
       const RotaryTable& table = rotary_[w.rotary];
       nn::QkvRotary rope;
       rope.qkv = qkv;
+      rope.qkv_type = type_;
       rope.bias = w.qkv_bias;
       rope.positions = at<const std::int32_t>(layout_.positions);
       rope.cos = table.cos.as<const float>();
@@ -512,15 +514,17 @@ class GpuEsmEngine final : public EmbeddingEngine {
       attention.out = context;
       attention.out_type = type_;
       require(nn::varlen_attention(attention, stream_), "attention");
-      linear(context, w.attention_output_weight, h, h, w.attention_output_bias, delta, tokens);
+      linear(context, w.attention_output_weight, h, h, w.attention_output_bias, delta,
+             nn::NnType::f32, tokens);
       require(nn::add_layer_norm(residual, delta, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias,
                                  eps, normed, type_, stream_),
               "LayerNorm");
-      linear(normed, w.intermediate_weight, h, intermediate_, nullptr, inter, tokens);
-      require(nn::bias_gelu(inter, w.intermediate_bias, tokens, intermediate_, inter_act, type_,
+      linear(normed, w.intermediate_weight, h, intermediate_, nullptr, inter, type_, tokens);
+      require(nn::bias_gelu(inter, type_, w.intermediate_bias, tokens, intermediate_, inter, type_,
                             stream_),
               "GELU");
-      linear(inter_act, w.output_weight, intermediate_, h, w.output_bias, delta, tokens);
+      linear(inter, w.output_weight, intermediate_, h, w.output_bias, delta, nn::NnType::f32,
+             tokens);
     }
     float* final_states = at<float>(layout_.final);
     require(nn::add_layer_norm(residual, layers_.empty() ? nullptr : delta, tokens, h,
