@@ -188,6 +188,12 @@ struct LinearGemm::Impl {
 
 #endif
 
+void preload_gemm_library() {
+#if SEQFUSE_VENDOR_CUDA
+  (void)cublaslt();
+#endif
+}
+
 LinearGemm::LinearGemm(GemmBackend backend) : impl_(std::make_unique<Impl>(backend)) {}
 LinearGemm::~LinearGemm() = default;
 

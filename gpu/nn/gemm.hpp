@@ -36,6 +36,11 @@ enum class GemmBackend {
   tiled,      // the tiled kernel everywhere
 };
 
+// Loads the vendor GEMM library now (cuBLASLt's dlopen takes tens of
+// milliseconds), so a caller can overlap it with other start-up work.
+// Throws seqfuse::Error when it cannot be loaded; a no-op on HIP.
+void preload_gemm_library();
+
 // The portable kernel alone (the three-layer op; LinearGemm falls back to it).
 [[nodiscard]] Status linear_tiled(const Linear& job, Stream& stream);
 

@@ -117,6 +117,9 @@ int run_embed(const EmbedConfig& config) {
   // Device problems are reported before the input's.
   const DeviceChoice device = device_choice.get();
   trace("embed: device ready");
+  // cuBLASLt's load overlaps reading the input.
+  std::future<void> preload;
+  if (device.gpu) preload = std::async(std::launch::async, models::preload_gpu_engine);
   check_dtype(device);
   const models::ComputeType compute = compute_type(config.dtype, device);
   const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
@@ -142,6 +145,7 @@ int run_embed(const EmbedConfig& config) {
   const unsigned threads = resolve_threads(config.common.threads);
   std::unique_ptr<models::EmbeddingEngine> engine;
   if (device.gpu) {
+    preload.get();
     models::GpuEngineOptions options;
     options.device = device.index;
     options.compute = compute;

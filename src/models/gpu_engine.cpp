@@ -564,6 +564,13 @@ bool gpu_engine_built() noexcept {
   return true;
 }
 
+void preload_gpu_engine() noexcept {
+  try {
+    nn::preload_gemm_library();
+  } catch (...) {  // reported again, with context, when the engine is made
+  }
+}
+
 std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel& model,
                                                  const GpuEngineOptions& options) {
   return std::make_unique<GpuEsmEngine>(model, options);
@@ -574,6 +581,8 @@ std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel& model,
 bool gpu_engine_built() noexcept {
   return false;
 }
+
+void preload_gpu_engine() noexcept {}
 
 std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel&, const GpuEngineOptions&) {
   throw Error("this seqfuse was built without GPU support (CUDA or HIP); use --device cpu");

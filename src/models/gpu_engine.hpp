@@ -3,11 +3,13 @@
 // variable-length flash attention, bias + GELU, pooling) and cuBLASLt GEMMs
 // (a portable tiled GEMM on HIP). Plain C++: the CUDA/HIP side lives in gpu/.
 //
-// Numerics: the residual stream, LayerNorm, softmax, GEMM accumulation and
-// outputs are fp32 in every compute type. ComputeType::fp32 keeps GEMM
-// operands in fp32 (no TF32): within float rounding of the CPU engine.
-// bf16 and fp16 convert the weights once at load and feed the GEMMs (and
-// nothing else) 16-bit activations.
+// Numerics: the residual stream, LayerNorm, softmax statistics and every
+// accumulation are fp32 in every compute type. ComputeType::fp32 keeps
+// everything fp32 (no TF32): within float rounding of the CPU engine. bf16
+// and fp16 (as HF's 16-bit pass) convert the weights once at load, feed the
+// GEMMs 16-bit activations, let the QKV and up-projection GEMMs write 16
+// bits (rotary and GELU compute in fp32 from them), and run attention on
+// tensor cores with 16-bit Q, K, V and softmax weights (sm_80 and later).
 #pragma once
 
 #include <memory>
@@ -30,6 +32,11 @@ struct GpuEngineOptions {
 
 // Whether this build has a GPU backend (CUDA or HIP) at all.
 [[nodiscard]] bool gpu_engine_built() noexcept;
+
+// Loads what the engine needs from the GPU toolkit (cuBLASLt) ahead of
+// make_gpu_engine, on the calling thread, so that cost overlaps other
+// start-up work. Never throws: make_gpu_engine reports any failure.
+void preload_gpu_engine() noexcept;
 
 // Uploads the model's weights to the device. Throws seqfuse::Error when the
 // build has no GPU backend, the model's head size has no attention kernel,
