@@ -129,7 +129,8 @@ EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const Pro
       for (std::size_t b = 0; b < batch.size(); ++b)
         results[batch[b] - first] = std::move(batch_out[b]);
       stats.tokens += tokens;
-      if (++stats.batches == 1) trace("embed: first batch embedded");
+      ++stats.batches;
+      trace("embed: batch of " + std::to_string(tokens) + " tokens embedded");
       embedded += batch.size();
       if (job.progress) job.progress(embedded);
     }

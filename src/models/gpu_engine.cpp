@@ -1,6 +1,7 @@
 #include "models/gpu_engine.hpp"
 
 #include "core/error.hpp"
+#include "core/report.hpp"
 
 #if SEQFUSE_HAVE_GPU
 #include <algorithm>
@@ -216,12 +217,14 @@ class GpuEsmEngine final : public EmbeddingEngine {
     }
 
     forward(sequences.size(), tokens, readout, rows_total);
+    trace("embed: batch queued on the device");
 
     if (output_floats > 0) {
       output_host_.resize(output_floats);
       gpu::copy_to_host(output_host_.data(), output(), output_floats * sizeof(float), stream_);
     }
     stream_.synchronize();
+    trace("embed: batch done on the device");
     std::size_t row = 0;
     for (std::size_t s = 0; s < sequences.size(); ++s) {
       const std::size_t rows = pooled_rows(readout.pooling, sequences[s].size());
