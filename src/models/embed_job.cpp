@@ -89,6 +89,7 @@ EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const Pro
                          std::size_t hidden, EmbeddingWriter& writer) {
   const std::size_t toks_per_batch = std::max<std::size_t>(job.toks_per_batch, 1);
   engine.reserve(input.longest, std::max(toks_per_batch, input.longest));
+  trace("embed: engine reserved its batch memory");
   const std::size_t layers = job.readout.layers.size();
   const auto result_floats = [&](std::size_t i) {
     const std::size_t tokens = input.proteins[i].ids.size();

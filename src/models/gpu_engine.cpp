@@ -206,6 +206,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
     }
     reserve(longest, tokens);
     upload_batch(sequences);
+    if (first_forward_) trace("embed: first batch: arena ready, metadata queued");
 
     const std::size_t slots = readout.layers.size();
     const std::size_t rows_total = readout.pooling == Pooling::none ? tokens : sequences.size();
@@ -434,6 +435,14 @@ class GpuEsmEngine final : public EmbeddingEngine {
                         stream_);
   }
 
+  // require() for the forward pass's ops; with SEQFUSE_TRACE, the host time
+  // at which each op of the first batch's first layer was queued (first
+  // launches load kernels and pick GEMM algorithms: that cost shows here).
+  void queued(gpu::Status status, const char* op) {
+    require(status, op);
+    if (trace_ops_) trace(std::string("embed: first batch: ") + op + " queued");
+  }
+
   void linear(const void* x, const void* w, std::size_t in, std::size_t out, const float* bias,
               void* y, nn::NnType y_type, std::size_t rows) {
     nn::Linear job;
@@ -446,7 +455,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
     job.bias = bias;
     job.y = y;
     job.y_type = y_type;
-    require(gemm_.run(job, stream_), "GEMM");
+    queued(gemm_.run(job, stream_), "GEMM");
   }
 
   // Pools `states` (hidden state `index`) into every readout slot asking for it.
@@ -474,13 +483,15 @@ class GpuEsmEngine final : public EmbeddingEngine {
     void* context = at(layout_.context);
     void* inter = at(layout_.inter);
 
-    require(nn::embed_tokens(at<const std::int32_t>(layout_.ids), at<const double>(layout_.scales),
-                             tokens, word_embeddings_, h, residual, stream_),
-            "embedding");
+    trace_ops_ = first_forward_;
+    queued(nn::embed_tokens(at<const std::int32_t>(layout_.ids), at<const double>(layout_.scales),
+                            tokens, word_embeddings_, h, residual, stream_),
+           "embedding");
     for (std::size_t i = 0; i < layers_.size(); ++i) {
+      trace_ops_ = first_forward_ && i == 0;
       const DeviceLayer& w = layers_[i];
       // The previous layer's MLP output joins the residual stream here.
-      require(
+      queued(
           nn::add_layer_norm(residual, i == 0 ? nullptr : delta, tokens, h, w.attention_norm_weight,
                              w.attention_norm_bias, eps, normed, type_, stream_),
           "LayerNorm");
@@ -503,7 +514,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
       rope.key = at(layout_.key);
       rope.value = at(layout_.value);
       rope.out_type = type_;
-      require(nn::qkv_bias_rotary(rope, stream_), "rotary");
+      queued(nn::qkv_bias_rotary(rope, stream_), "rotary");
       nn::VarlenAttention attention;
       attention.query = rope.query;
       attention.key = rope.key;
@@ -516,25 +527,26 @@ class GpuEsmEngine final : public EmbeddingEngine {
       attention.head_dim = head_dim_;
       attention.out = context;
       attention.out_type = type_;
-      require(nn::varlen_attention(attention, stream_), "attention");
+      queued(nn::varlen_attention(attention, stream_), "attention");
       linear(context, w.attention_output_weight, h, h, w.attention_output_bias, delta,
              nn::NnType::f32, tokens);
-      require(nn::add_layer_norm(residual, delta, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias,
-                                 eps, normed, type_, stream_),
-              "LayerNorm");
+      queued(nn::add_layer_norm(residual, delta, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias, eps,
+                                normed, type_, stream_),
+             "LayerNorm");
       linear(normed, w.intermediate_weight, h, intermediate_, nullptr, inter, type_, tokens);
-      require(nn::bias_gelu(inter, type_, w.intermediate_bias, tokens, intermediate_, inter, type_,
-                            stream_),
-              "GELU");
+      queued(nn::bias_gelu(inter, type_, w.intermediate_bias, tokens, intermediate_, inter, type_,
+                           stream_),
+             "GELU");
       linear(inter, w.output_weight, intermediate_, h, w.output_bias, delta, nn::NnType::f32,
              tokens);
     }
     float* final_states = at<float>(layout_.final);
-    require(nn::add_layer_norm(residual, layers_.empty() ? nullptr : delta, tokens, h,
-                               final_norm_weight_, final_norm_bias_, eps, final_states,
-                               nn::NnType::f32, stream_),
-            "final LayerNorm");
+    queued(nn::add_layer_norm(residual, layers_.empty() ? nullptr : delta, tokens, h,
+                              final_norm_weight_, final_norm_bias_, eps, final_states,
+                              nn::NnType::f32, stream_),
+           "final LayerNorm");
     capture(final_states, static_cast<int>(layers_.size()), readout, sequences, tokens, rows_total);
+    trace_ops_ = first_forward_ = false;
   }
 
   int device_;
@@ -557,6 +569,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
   gpu::DeviceBuffer output_buffer_;  // when the results outgrow the arena's output area
   std::size_t output_bytes_ = 0;
   std::vector<nn::AttentionTile> tiles_;
+  bool first_forward_ = true, trace_ops_ = false;
   std::pmr::vector<std::byte> meta_host_;
   std::pmr::vector<float> output_host_;
 };
