@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <string>
 
@@ -89,8 +90,8 @@ align::ScoringScheme make_scheme(const AlignConfig& c, bool dna) {
   return align::ScoringScheme::match_mismatch(c.match.value_or(2), c.mismatch.value_or(-3), gaps);
 }
 
-io::SequenceBatch read_sequences(const std::string& path, const char* role) {
-  io::SequenceBatch batch = io::read_all(path);
+io::SequenceBatch read_sequences(const std::string& path, const char* role, unsigned threads) {
+  io::SequenceBatch batch = io::read_all(path, std::pmr::new_delete_resource(), threads);
   if (batch.empty()) throw Error(std::string(role) + " '" + path + "' has no sequences");
   return batch;
 }
@@ -120,11 +121,14 @@ struct AlignInputs {
 
 AlignInputs read_inputs(const AlignConfig& config, unsigned threads) {
   const bool two_files = !config.target.empty();
+  // Both files are read at once, each on half the threads.
+  const unsigned per_file = two_files ? std::max(1u, threads / 2) : threads;
   std::future<io::SequenceBatch> target_read;
   if (two_files)
-    target_read = std::async(std::launch::async,
-                             [&config] { return read_sequences(config.target, "TARGET"); });
-  io::SequenceBatch query_batch = read_sequences(config.query, "QUERY");
+    target_read = std::async(std::launch::async, [&config, per_file] {
+      return read_sequences(config.target, "TARGET", per_file);
+    });
+  io::SequenceBatch query_batch = read_sequences(config.query, "QUERY", per_file);
   io::SequenceBatch target_batch = two_files ? target_read.get() : io::SequenceBatch();
   if (config.pairs && target_batch.size() != query_batch.size())
     throw Error("--pairs: TARGET '" + config.target + "' has " +

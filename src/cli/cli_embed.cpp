@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <future>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
@@ -133,7 +134,8 @@ int run_embed(const EmbedConfig& config) {
   readout.pooling = parse_pooling(config.pool);
   readout.layers = models::resolve_layers(config.layers, model.config.num_layers);
 
-  const io::SequenceBatch batch = io::read_all(config.input);
+  const io::SequenceBatch batch = io::read_all(config.input, std::pmr::new_delete_resource(),
+                                               resolve_threads(config.common.threads));
   const models::ProteinSet input =
       models::tokenize_input(batch, config.input, static_cast<std::size_t>(config.max_length));
   models::check_ids_for_format(format, input.ids);

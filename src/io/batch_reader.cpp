@@ -2,6 +2,9 @@
 
 #include <filesystem>
 #include <limits>
+#include <optional>
+
+#include "io/parallel_fasta.hpp"
 
 namespace seqfuse::io {
 
@@ -75,7 +78,12 @@ void BatchReader::produce() noexcept {
   }
 }
 
-SequenceBatch read_all(const std::string& path, std::pmr::memory_resource* mr) {
+SequenceBatch read_all(const std::string& path, std::pmr::memory_resource* mr, unsigned threads) {
+  // Plain FASTA files, the common large input, parse on several threads.
+  if (std::optional<SequenceBatch> parsed =
+          read_fasta_parallel(path, mr, ParallelFastaOptions{.threads = threads})) {
+    return std::move(*parsed);
+  }
   constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
   RecordParser parser(path);
   SequenceBatch all(mr);

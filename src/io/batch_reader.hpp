@@ -73,8 +73,12 @@ class BatchReader {
 };
 
 // Reads a whole file into one batch (query sets, references: small inputs).
-// An input without records gives an empty batch.
+// An input without records gives an empty batch. A plain FASTA file is parsed
+// on several threads (parallel_fasta.hpp), everything else by RecordParser;
+// records and error messages are the same either way.
+// `threads` bounds the threads it starts (0: the machine's cores).
 [[nodiscard]] SequenceBatch read_all(
-    const std::string& path, std::pmr::memory_resource* mr = std::pmr::new_delete_resource());
+    const std::string& path, std::pmr::memory_resource* mr = std::pmr::new_delete_resource(),
+    unsigned threads = 0);
 
 }  // namespace seqfuse::io

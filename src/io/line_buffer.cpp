@@ -2,15 +2,9 @@
 
 #include <cstring>
 
+#include "io/record_text.hpp"
+
 namespace seqfuse::io {
-namespace {
-
-std::string_view line_without_cr(const char* begin, const char* end) noexcept {
-  if (end != begin && end[-1] == '\r') --end;
-  return {begin, static_cast<std::size_t>(end - begin)};
-}
-
-}  // namespace
 
 LineBuffer::LineBuffer(CompressedInput& input, std::size_t initial_capacity)
     : input_(input),

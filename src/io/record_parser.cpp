@@ -1,88 +1,10 @@
 #include "io/record_parser.hpp"
 
-#include <bit>
-#include <cstring>
-
 #include "core/error.hpp"
+#include "io/fasta_text.hpp"
+#include "io/record_text.hpp"
 
 namespace seqfuse::io {
-namespace {
-
-constexpr std::size_t kQuotedTextLimit = 20;
-
-// Two lowercase hex digits, as in "0x1f".
-std::string hex_digits(unsigned char byte) {
-  constexpr char kDigits[] = "0123456789abcdef";
-  return {kDigits[byte >> 4], kDigits[byte & 0xf]};
-}
-
-// The offending line as shown in an error message: at most 20 characters,
-// control and non-ASCII bytes escaped so the message stays one printable line.
-std::string quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text.substr(0, kQuotedTextLimit)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      out += "\\x" + hex_digits(byte);
-    }
-  }
-  if (text.size() > kQuotedTextLimit) out += "...";
-  out += '\'';
-  return out;
-}
-
-// True when the text holds a byte below 0x09 (NUL and other control codes that
-// never occur in sequence text but do in binary files). Eight bytes at a time:
-// (w - 0x09..) & ~w & 0x80.. is non-zero exactly when some byte of w is < 0x09.
-bool has_binary_bytes(std::string_view text) noexcept {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-  const char* p = text.data();
-  std::size_t left = text.size();
-  std::uint64_t found = 0;
-  for (; left >= 8; p += 8, left -= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, 8);
-    found |= (word - kOnes * 0x09) & ~word & kHighBits;
-  }
-  for (; left > 0; ++p, --left) found |= static_cast<unsigned char>(*p) < 0x09 ? 1 : 0;
-  return found != 0;
-}
-
-bool is_blank_byte(int c) noexcept {
-  return c == '\n' || c == '\r';
-}
-
-bool is_header_space(char c) noexcept {
-  return c == ' ' || c == '\t';
-}
-
-// The first space or tab in [begin, end), or end. Eight bytes at a time:
-// read names such as "@gi|10957398|ref|NC_000958.1|_96980_97414_4:0:0_1:0:0_0/1"
-// are long, and a byte loop here cost a sixth of FASTQ parse time.
-static_assert(std::endian::native == std::endian::little, "byte order of find_header_space");
-const char* find_header_space(const char* begin, const char* end) noexcept {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-  const char* p = begin;
-  for (; end - p >= 8; p += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, 8);
-    const std::uint64_t spaces = word ^ (kOnes * ' ');
-    const std::uint64_t tabs = word ^ (kOnes * '\t');
-    // A zero byte in `spaces` or `tabs` marks a match; the lowest flagged byte
-    // is always a true match (false flags only appear above a true one).
-    const std::uint64_t found =
-        ((spaces - kOnes) & ~spaces & kHighBits) | ((tabs - kOnes) & ~tabs & kHighBits);
-    if (found != 0) return p + std::countr_zero(found) / 8;  // little-endian byte order
-  }
-  while (p != end && !is_header_space(*p)) ++p;
-  return p;
-}
-
-}  // namespace
 
 RecordParser::RecordParser(const std::string& path) : input_(path), lines_(input_) {}
 
@@ -105,7 +27,7 @@ bool RecordParser::fill(SequenceBatch& batch, const BatchLimits& limits) {
     // `batch.empty() ||` guarantees progress even with limits of zero.
     while (batch.empty() ||
            (batch.size() < limits.max_records && batch.total_bases() < limits.max_bases)) {
-      const bool parsed = fastq ? parse_fastq_record(batch) : parse_fasta_record(batch);
+      const bool parsed = fastq ? parse_fastq_record(batch) : parse_fasta_record(lines_, batch);
       if (!parsed) break;
       ++records_parsed_;
       if (batch.size() > 1 && batch.total_bases() > limits.max_bases) {
@@ -118,6 +40,12 @@ bool RecordParser::fill(SequenceBatch& batch, const BatchLimits& limits) {
   } catch (const ReadCancelled&) {
     batch.discard_partial_record();
     throw;
+  } catch (const RecordSyntaxError& bad) {
+    // The shared record rules (fasta_text.hpp, record_text.hpp) know neither
+    // the file nor the record number; both are added here.
+    batch.discard_partial_record();
+    failure_ = std::make_exception_ptr(record_error(bad.what));
+    std::rethrow_exception(failure_);
   } catch (...) {
     batch.discard_partial_record();
     failure_ = std::current_exception();
@@ -180,43 +108,12 @@ bool RecordParser::parse_fastq_record(SequenceBatch& batch) {
   return true;
 }
 
-bool RecordParser::parse_fasta_record(SequenceBatch& batch) {
-  std::string_view line;
-  do {
-    if (lines_.take_lines(&line, 1) == 0) return false;
-  } while (line.empty());
-  // Only reachable at the first record or after "\r" oddities: every record
-  // ends where the next line starts with '>'.
-  if (line.front() != '>') fail("expected '>' line, found " + quoted(line));
-  append_header(batch, line.substr(1));
-  for (;;) {  // sequence lines up to the next header; blank lines add nothing
-    const int c = lines_.peek();
-    if (c < 0 || c == '>') break;
-    (void)lines_.take_lines(&line, 1);
-    if (has_binary_bytes(line)) fail("binary data in sequence");
-    batch.bases.insert(batch.bases.end(), line.begin(), line.end());
-  }
-  batch.commit_record();
-  return true;
-}
-
-void RecordParser::append_header(SequenceBatch& batch, std::string_view header_text) {
-  // Plain loops: string_view::find_first_of searches its set once per byte and
-  // showed up as a sixth of FASTQ parse time.
-  const char* const begin = header_text.data();
-  const char* const end = begin + header_text.size();
-  const char* const name_end = find_header_space(begin, end);
-  if (name_end == begin) fail("empty name");
-  const char* comment_begin = name_end;
-  while (comment_begin != end && is_header_space(*comment_begin)) ++comment_begin;
-  const std::string_view name(begin, static_cast<std::size_t>(name_end - begin));
-  const std::string_view comment(comment_begin, static_cast<std::size_t>(end - comment_begin));
-  batch.names.append(name);
-  batch.comments.append(comment);
+Error RecordParser::record_error(const std::string& what) const {
+  return Error(display_name() + ": record " + std::to_string(records_parsed_ + 1) + ": " + what);
 }
 
 void RecordParser::fail(const std::string& what) const {
-  throw Error(display_name() + ": record " + std::to_string(records_parsed_ + 1) + ": " + what);
+  throw record_error(what);
 }
 
 }  // namespace seqfuse::io

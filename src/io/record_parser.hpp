@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/error.hpp"
 #include "io/batch.hpp"
 #include "io/compressed_input.hpp"
 #include "io/line_buffer.hpp"
@@ -39,13 +40,13 @@ class RecordParser {
   // Reads up to the first record; returns std::nullopt for an input that holds
   // no records (empty or blank lines only).
   std::optional<SequenceFormat> detect_format();
-  // Each appends one record and returns true, or returns false at the end.
+  // Appends one record and returns true, or returns false at the end. (FASTA
+  // records come from parse_fasta_record in fasta_text.hpp, which the
+  // parallel whole-file reader shares.)
   bool parse_fastq_record(SequenceBatch& batch);
-  bool parse_fasta_record(SequenceBatch& batch);
-  // Name and comment of a header line (without its '>' or '@').
-  void append_header(SequenceBatch& batch, std::string_view header_text);
 
-  // Throws "<file>: record <n>: <what>" for the record being parsed.
+  // "<file>: record <n>: <what>" for the record being parsed.
+  [[nodiscard]] Error record_error(const std::string& what) const;
   [[noreturn]] void fail(const std::string& what) const;
 
   CompressedInput input_;

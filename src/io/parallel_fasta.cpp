@@ -1,0 +1,305 @@
+#include "io/parallel_fasta.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <limits>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "io/fasta_text.hpp"
+#include "io/huge_pages.hpp"
+#include "io/parallel_file.hpp"
+
+namespace seqfuse::io {
+namespace {
+
+// Beyond this, threads only contend for memory bandwidth.
+constexpr unsigned kMaxThreads = 32;
+// The first read, which decides whether the file is plain FASTA before the
+// rest of it is read (a FASTQ or gzip file is then read only once, by the
+// sequential parser). Far more than any real run of blank lines before the
+// first header.
+constexpr std::size_t kSniffBytes = std::size_t{64} << 10;
+
+unsigned thread_count(unsigned requested) {
+  if (requested != 0) return requested;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
+}
+
+// Where the first record starts, by RecordParser::detect_format's rule: lines
+// that are empty or hold only '\r' are skipped, and the next line must begin
+// with '>'. std::nullopt for anything else (FASTQ, gzip, an error, no record,
+// blank lines running off the end of `text`): the sequential parser then
+// decides, with its own messages.
+std::optional<std::size_t> records_start(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    if (text[pos] == '>') return pos;
+    const std::size_t newline = text.find('\n', pos);
+    if (newline == std::string_view::npos) return std::nullopt;
+    for (std::size_t i = pos; i < newline; ++i) {
+      if (text[i] != '\r') return std::nullopt;
+    }
+    pos = newline + 1;
+  }
+  return std::nullopt;
+}
+
+// Slice boundaries: `first`, then the start of a line beginning with '>' at or
+// after each equal share of text[first, end), then text.size(). The
+// sequential parser ends a record exactly there, so parsing the slices one by
+// one gives its records. Fewer slices when the records are few and long (a
+// genome): the scan ends at the first share that finds no later record, so it
+// reads the text at most once.
+std::vector<std::size_t> slice_bounds(std::string_view text, std::size_t first,
+                                      std::size_t slices) {
+  const std::size_t n = text.size();
+  std::vector<std::size_t> bounds{first};
+  for (std::size_t k = 1; k < slices; ++k) {
+    const std::size_t from = std::max(first + (n - first) / slices * k, bounds.back() + 1);
+    std::size_t found = n;
+    // A line start `pos` >= from follows a '\n' at pos - 1 >= from - 1.
+    for (std::size_t search = from - 1; search < n;) {
+      const auto* newline =
+          static_cast<const char*>(std::memchr(text.data() + search, '\n', n - search));
+      if (newline == nullptr) break;
+      const auto line_start = static_cast<std::size_t>(newline - text.data()) + 1;
+      if (line_start < n && text[line_start] == '>') {
+        found = line_start;
+        break;
+      }
+      search = line_start;
+    }
+    if (found == n) break;
+    bounds.push_back(found);
+  }
+  bounds.push_back(n);
+  return bounds;
+}
+
+// The file's bytes, in 2 MiB pages: the reading threads fault in a few
+// hundred pages instead of tens of thousands.
+class FileText {
+ public:
+  explicit FileText(std::size_t capacity)
+      : capacity_(capacity), data_(static_cast<char*>(huge_page_resource()->allocate(capacity))) {}
+  ~FileText() { huge_page_resource()->deallocate(data_, capacity_); }
+  FileText(const FileText&) = delete;
+  FileText& operator=(const FileText&) = delete;
+
+  [[nodiscard]] char* data() noexcept { return data_; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+
+ private:
+  std::size_t capacity_;
+  char* data_;
+};
+
+// Reads the file into `text`; returns its size, or std::nullopt when it is not
+// plain FASTA (only the first kSniffBytes were read then) or grew while read.
+std::optional<std::size_t> read_fasta_text(ParallelFile& file, FileText& text) {
+  std::size_t got = file.read(text.data(), std::min(kSniffBytes, text.capacity()));
+  // gzip and BGZF start with 1f 8b; records_start() would refuse them as well,
+  // but this says what is meant.
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  if (got >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) return std::nullopt;
+  if (!records_start({text.data(), got})) return std::nullopt;
+  while (got < text.capacity()) {
+    const std::size_t more = file.read(text.data() + got, text.capacity() - got);
+    if (more == 0) break;
+    got += more;
+  }
+  // The buffer holds one byte more than the file's size at open: filling it
+  // means the file grew; the sequential parser reads it as it then stands.
+  if (got == text.capacity()) return std::nullopt;
+  return got;
+}
+
+struct ParsedSlice {
+  explicit ParsedSlice(std::pmr::memory_resource* mr) : batch(mr) {}
+  SequenceBatch batch;                    // the complete records of the slice
+  std::optional<std::string> bad_record;  // RecordSyntaxError of the record after them
+  std::exception_ptr failure;             // anything else (allocation)
+};
+
+// Makes the pages of [begin, end) present, as writing to them would, without
+// writing. Joining the slices copies into fresh memory, and on the GPU
+// machine one thread faulting in 150 MB of 4 KiB pages took 0.1 s, longer
+// than all the parsing; spread over 16 threads first, they took a third of it.
+// Only advice: ignored where the kernel (< 5.14) or the memory does not
+// support it (pinned memory is present anyway).
+void populate(std::uintptr_t begin, std::uintptr_t end) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  begin = (begin + page - 1) / page * page;  // whole pages inside the range only
+  end = end / page * page;
+  if (end > begin)
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+  (void)begin;
+  (void)end;
+#endif
+}
+
+// The addresses where elements size() .. n - 1 of `c` go (within its
+// capacity), for populate().
+template <class Container>
+std::pair<std::uintptr_t, std::uintptr_t> growth_range(const Container& c, std::size_t n) {
+  const auto data = reinterpret_cast<std::uintptr_t>(c.data());
+  constexpr std::uintptr_t kSize = sizeof(typename Container::value_type);
+  return {data + c.size() * kSize, data + n * kSize};
+}
+
+// Where slice k's records, bases, names and comments go in the joined batch.
+struct SliceStart {
+  std::uint64_t records = 0;
+  std::uint64_t bases = 0;
+  std::uint64_t names = 0;
+  std::uint64_t comments = 0;
+};
+
+// Appends slices 1.. to slice 0 in file order; every slice copies its own part
+// on its own thread, and is freed right after.
+void join_slices(std::vector<ParsedSlice>& slices, unsigned threads) {
+  if (slices.size() == 1) return;
+  std::vector<SliceStart> starts(slices.size() + 1);
+  for (std::size_t k = 0; k < slices.size(); ++k) {
+    const SequenceBatch& part = slices[k].batch;
+    starts[k + 1] = {starts[k].records + part.size(), starts[k].bases + part.bases.size(),
+                     starts[k].names + part.names.size(),
+                     starts[k].comments + part.comments.size()};
+  }
+  const SliceStart& total = starts.back();
+  SequenceBatch& all = slices[0].batch;
+  const std::uint64_t offsets = total.records + 1;
+  all.bases.reserve(total.bases);
+  all.offsets.reserve(offsets);
+  all.name_offsets.reserve(offsets);
+  all.comment_offsets.reserve(offsets);
+  all.names.reserve(total.names);
+  all.comments.reserve(total.comments);
+
+  constexpr std::uintptr_t kPiece = std::uintptr_t{4} << 20;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pieces;
+  for (const auto& [begin, end] :
+       {growth_range(all.bases, total.bases), growth_range(all.offsets, offsets),
+        growth_range(all.name_offsets, offsets), growth_range(all.comment_offsets, offsets),
+        growth_range(all.names, total.names), growth_range(all.comments, total.comments)}) {
+    for (std::uintptr_t p = begin; p < end; p += kPiece) {
+      pieces.emplace_back(p, std::min(end, p + kPiece));
+    }
+  }
+  parallel_chunks(pieces.size(), 1, threads, [&](unsigned, std::size_t i, std::size_t) {
+    populate(pieces[i].first, pieces[i].second);
+  });
+
+  // Zero-filled at memory speed now that the pages are there, then overwritten.
+  all.bases.resize(total.bases);
+  all.offsets.resize(offsets);
+  all.name_offsets.resize(offsets);
+  all.comment_offsets.resize(offsets);
+  all.names.resize(total.names);
+  all.comments.resize(total.comments);
+  parallel_chunks(slices.size() - 1, 1, threads, [&](unsigned, std::size_t k0, std::size_t) {
+    const std::size_t k = k0 + 1;
+    const SliceStart& at = starts[k];
+    SequenceBatch& part = slices[k].batch;
+    std::copy(part.bases.begin(), part.bases.end(), all.bases.begin() + at.bases);
+    std::copy(part.names.begin(), part.names.end(), all.names.begin() + at.names);
+    std::copy(part.comments.begin(), part.comments.end(), all.comments.begin() + at.comments);
+    // Below 4 GiB: the caller checked the totals.
+    const auto name_base = static_cast<std::uint32_t>(at.names);
+    const auto comment_base = static_cast<std::uint32_t>(at.comments);
+    for (std::size_t i = 1; i < part.offsets.size(); ++i) {
+      all.offsets[at.records + i] = at.bases + part.offsets[i];
+      all.name_offsets[at.records + i] = name_base + part.name_offsets[i];
+      all.comment_offsets[at.records + i] = comment_base + part.comment_offsets[i];
+    }
+    // Same resource, so the move releases the slice's arrays at once.
+    part = SequenceBatch(std::pmr::new_delete_resource());
+  });
+}
+
+}  // namespace
+
+std::optional<SequenceBatch> read_fasta_parallel(const std::string& path,
+                                                 std::pmr::memory_resource* mr,
+                                                 const ParallelFastaOptions& options) {
+  if (path == "-") return std::nullopt;
+  // Looked at before opening: opening a named pipe waits for its writer, and
+  // closing it again would cut the writer off before the sequential parser
+  // reopens it.
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (error || size >= std::numeric_limits<std::size_t>::max()) return std::nullopt;
+  const unsigned threads = thread_count(options.threads);
+  const auto file = ParallelFile::open(path, threads);
+  if (!file) return std::nullopt;
+
+  std::vector<ParsedSlice> slices;
+  {
+    FileText text(static_cast<std::size_t>(size) + 1);
+    const std::optional<std::size_t> length = read_fasta_text(*file, text);
+    if (!length) return std::nullopt;
+    const std::string_view all_text(text.data(), *length);
+    const std::size_t first = *records_start(all_text);
+    const std::size_t wanted = std::clamp<std::size_t>(
+        (all_text.size() - first) / std::max<std::size_t>(options.min_slice_bytes, 1), 1, threads);
+    const std::vector<std::size_t> bounds = slice_bounds(all_text, first, wanted);
+    const std::size_t count = bounds.size() - 1;
+
+    // Slice 0 parses straight into the result, reserved for every slice's
+    // bases (the text bounds them), so a one-slice file is never copied.
+    slices.reserve(count);
+    slices.emplace_back(mr);
+    slices[0].batch.bases.reserve(all_text.size() - first);
+    for (std::size_t k = 1; k < count; ++k) slices.emplace_back(std::pmr::new_delete_resource());
+    parallel_chunks(count, 1, threads, [&](unsigned, std::size_t k, std::size_t) {
+      ParsedSlice& slice = slices[k];
+      try {
+        const std::string_view part = all_text.substr(bounds[k], bounds[k + 1] - bounds[k]);
+        if (k != 0) slice.batch.bases.reserve(part.size());
+        parse_fasta_text(part, slice.batch);
+      } catch (const RecordSyntaxError& bad) {
+        slice.bad_record = bad.what;
+      } catch (...) {
+        slice.failure = std::current_exception();
+      }
+    });
+  }  // the text is freed before the slices are joined
+
+  // In file order, as the sequential parser would meet each problem.
+  constexpr std::uint64_t kMaxText = std::numeric_limits<std::uint32_t>::max();
+  std::uint64_t records = 0;  // before the slice
+  std::uint64_t names = 0;
+  std::uint64_t comments = 0;
+  for (const ParsedSlice& slice : slices) {
+    names += slice.batch.names.size();
+    comments += slice.batch.comments.size();
+    // Which comes first, the 4 GiB limit of names or a bad record, is the
+    // sequential parser's call; so is what to do after running out of memory
+    // (it needs less).
+    if (names > kMaxText || comments > kMaxText || slice.failure) return std::nullopt;
+    if (slice.bad_record) {
+      throw Error(path + ": record " + std::to_string(records + slice.batch.size() + 1) + ": " +
+                  *slice.bad_record);
+    }
+    records += slice.batch.size();
+  }
+
+  join_slices(slices, threads);
+  return std::optional<SequenceBatch>(std::move(slices[0].batch));
+}
+
+}  // namespace seqfuse::io
