@@ -9,6 +9,7 @@
 
 #include "../vendor.cuh"
 #include "core/error.hpp"
+#include "core/report.hpp"
 #include "gemm.hpp"
 #include "launch.cuh"
 
@@ -58,6 +59,7 @@ struct Plan {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
   bool usable = false;  // false: no algorithm offered; the tiled kernel runs instead
+  bool ran = false;     // SEQFUSE_TRACE marks each plan's first matmul
 
   Plan() = default;
   Plan(const Plan&) = delete;
@@ -152,6 +154,8 @@ struct LinearGemm::Impl {
     }
     Plan& made = *plan;
     plans.emplace(key, std::move(plan));
+    trace("gemm: algorithm chosen for " + std::to_string(job.rows) + " x " +
+          std::to_string(job.in) + " -> " + std::to_string(job.out));
     return made;
   }
 
@@ -161,6 +165,8 @@ struct LinearGemm::Impl {
       return linear_tiled(job, stream);
     Plan& plan = plan_for(job);
     if (!plan.usable) return linear_tiled(job, stream);
+    const bool first_run = !plan.ran;
+    plan.ran = true;
     if (job.bias)
       check_lt(cublaslt().desc_set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                              &job.bias, sizeof job.bias),
@@ -170,6 +176,7 @@ struct LinearGemm::Impl {
                                job.y, plan.d, job.y, plan.d, &plan.algo, workspace.data(),
                                workspace.size(), native_stream(stream)),
              "cublasLtMatmul");
+    if (first_run) trace("gemm: first matmul of this plan queued");
     return Status::kSuccess;
   }
 

@@ -139,7 +139,9 @@ class GpuEsmEngine final : public EmbeddingEngine {
       throw Error("the GPU engine's attention is built for head sizes 16, 24, 32 and 64; " +
                   model.folder + " has " + std::to_string(hidden_) + " / " +
                   std::to_string(heads_) + " heads: use --device cpu");
+    trace("embed: engine: device, stream and GEMM handle ready");
     upload_weights(model);
+    trace("embed: engine: weights uploaded");
   }
 
   [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(device_); }
