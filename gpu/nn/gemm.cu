@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <tuple>
 
@@ -61,7 +63,38 @@ struct Plan {
   bool usable = false;  // false: no algorithm offered; the tiled kernel runs instead
   bool ran = false;     // SEQFUSE_TRACE marks each plan's first matmul
 
-  Plan() = default;
+  // Descriptors for `job`'s shape (no algorithm yet).
+  explicit Plan(const Linear& job) {
+    const cudaDataType_t type = lt_type(job.type);
+    check_lt(cublaslt().desc_create(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+             "cublasLtMatmulDescCreate");
+    const cublasOperation_t transpose = CUBLAS_OP_T, keep = CUBLAS_OP_N;
+    check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
+                                           sizeof transpose),
+             "set TRANSA");
+    check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep),
+             "set TRANSB");
+    if (job.bias) {
+      const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                             sizeof epilogue),
+               "set EPILOGUE");
+      const cudaDataType_t bias_type = CUDA_R_32F;
+      check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                             sizeof bias_type),
+               "set BIAS_DATA_TYPE");
+    }
+    const auto in = static_cast<std::uint64_t>(job.in);
+    const auto out = static_cast<std::uint64_t>(job.out);
+    const auto rows = static_cast<std::uint64_t>(job.rows);
+    check_lt(cublaslt().layout_create(&a, type, in, out, static_cast<std::int64_t>(in)),
+             "layout A");
+    check_lt(cublaslt().layout_create(&b, type, in, rows, static_cast<std::int64_t>(in)),
+             "layout B");
+    check_lt(cublaslt().layout_create(&d, lt_type(job.y_type), out, rows,
+                                      static_cast<std::int64_t>(out)),
+             "layout D");
+  }
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
   ~Plan() {
@@ -73,8 +106,77 @@ struct Plan {
 };
 
 using PlanKey = std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool>;
+// A GEMM family: everything but the row count.
+using FamilyKey = std::tuple<std::size_t, std::size_t, int, int, bool>;
+
+FamilyKey family_of(const Linear& job) {
+  return {job.in, job.out, static_cast<int>(job.type), static_cast<int>(job.y_type),
+          job.bias != nullptr};
+}
+
+// Process-wide: one cuBLASLt handle and the algorithm chosen per GEMM family.
+// The first heuristic queries of a process are slow (~0.1 s each on an H100:
+// cuBLASLt loads candidate kernels), and batches differ in row count, so an
+// algorithm is chosen once per family, by warm_up_gemms() on a thread of its
+// own while the caller loads other things, or by the first GEMM of the
+// family, and then serves every row count. The mutex is held through a
+// warm-up, so a GEMM that needs an algorithm waits for it.
+struct SharedGemmState {
+  std::mutex mutex;
+  cublasLtHandle_t handle = nullptr;
+  std::map<FamilyKey, std::pair<cublasLtMatmulAlgo_t, bool>> algorithms;  // algo, usable
+
+  static SharedGemmState& get() {
+    static SharedGemmState state;  // its handle is never destroyed: plans use it to the end
+    return state;
+  }
+  // Callers hold the mutex.
+  cublasLtHandle_t handle_locked() {
+    if (!handle) check_lt(cublaslt().create(&handle), "cublasLtCreate");
+    return handle;
+  }
+  // The heuristic's first choice for exactly `plan`'s shape.
+  std::pair<cublasLtMatmulAlgo_t, bool> heuristic_locked(const Plan& plan) {
+    cublasLtMatmulPreference_t preference = nullptr;
+    check_lt(cublaslt().preference_create(&preference), "cublasLtMatmulPreferenceCreate");
+    const std::uint64_t workspace_bytes = kWorkspaceBytes;
+    cublasStatus_t status =
+        cublaslt().preference_set_attribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                            &workspace_bytes, sizeof workspace_bytes);
+    cublasLtMatmulHeuristicResult_t result{};
+    int found_count = 0;
+    if (status == CUBLAS_STATUS_SUCCESS)
+      status = cublaslt().algo_get_heuristic(handle_locked(), plan.desc, plan.a, plan.b, plan.d,
+                                             plan.d, preference, 1, &result, &found_count);
+    cublaslt().preference_destroy(preference);
+    if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED)
+      check_lt(status, "cublasLtMatmulAlgoGetHeuristic");
+    return {result.algo, status == CUBLAS_STATUS_SUCCESS && found_count > 0};
+  }
+  // The family's algorithm, chosen now if it has none yet.
+  void choose_locked(const Linear& job, Plan& plan) {
+    const FamilyKey family = family_of(job);
+    auto found = algorithms.find(family);
+    if (found == algorithms.end()) {
+      found = algorithms.emplace(family, heuristic_locked(plan)).first;
+      trace("gemm: algorithm chosen for " + std::to_string(job.in) + " -> " +
+            std::to_string(job.out) + (job.bias ? " + bias" : ""));
+    }
+    plan.algo = found->second.first;
+    plan.usable = found->second.second;
+  }
+};
 
 }  // namespace
+
+void warm_up_gemms(std::span<const Linear> shapes) {
+  SharedGemmState& shared = SharedGemmState::get();
+  std::lock_guard lock(shared.mutex);
+  for (const Linear& shape : shapes) {
+    Plan plan(shape);
+    shared.choose_locked(shape, plan);
+  }
+}
 
 struct LinearGemm::Impl {
   GemmBackend backend;
@@ -82,14 +184,11 @@ struct LinearGemm::Impl {
   DeviceBuffer workspace;
   std::map<PlanKey, std::unique_ptr<Plan>> plans;
 
+  // The shared handle is fetched by the first GEMM (plan_for), so making an
+  // engine does not wait for a warm-up that holds the shared state.
   explicit Impl(GemmBackend b) : backend(b) {
     if (backend == GemmBackend::tiled) return;
-    check_lt(cublaslt().create(&handle), "cublasLtCreate");
     workspace = DeviceBuffer(kWorkspaceBytes);
-  }
-  ~Impl() {
-    plans.clear();
-    if (handle) cublaslt().destroy(handle);
   }
 
   Plan& plan_for(const Linear& job) {
@@ -102,60 +201,15 @@ struct LinearGemm::Impl {
     auto found = plans.find(key);
     if (found != plans.end()) return *found->second;
     if (plans.size() >= kMaxPlans) plans.clear();
-    auto plan = std::make_unique<Plan>();
-    const cudaDataType_t type = lt_type(job.type);
-    check_lt(cublaslt().desc_create(&plan->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-             "cublasLtMatmulDescCreate");
-    const cublasOperation_t transpose = CUBLAS_OP_T, keep = CUBLAS_OP_N;
-    check_lt(cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
-                                           sizeof transpose),
-             "set TRANSA");
-    check_lt(
-        cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep),
-        "set TRANSB");
-    if (job.bias) {
-      const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-      check_lt(cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
-                                             sizeof epilogue),
-               "set EPILOGUE");
-      const cudaDataType_t bias_type = CUDA_R_32F;
-      check_lt(cublaslt().desc_set_attribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
-                                             &bias_type, sizeof bias_type),
-               "set BIAS_DATA_TYPE");
-    }
-    const auto in = static_cast<std::uint64_t>(job.in);
-    const auto out = static_cast<std::uint64_t>(job.out);
-    const auto rows = static_cast<std::uint64_t>(job.rows);
-    check_lt(cublaslt().layout_create(&plan->a, type, in, out, static_cast<std::int64_t>(in)),
-             "layout A");
-    check_lt(cublaslt().layout_create(&plan->b, type, in, rows, static_cast<std::int64_t>(in)),
-             "layout B");
-    check_lt(cublaslt().layout_create(&plan->d, lt_type(job.y_type), out, rows,
-                                      static_cast<std::int64_t>(out)),
-             "layout D");
-
-    cublasLtMatmulPreference_t preference = nullptr;
-    check_lt(cublaslt().preference_create(&preference), "cublasLtMatmulPreferenceCreate");
-    const std::uint64_t workspace_bytes = workspace.size();
-    cublasStatus_t status =
-        cublaslt().preference_set_attribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                            &workspace_bytes, sizeof workspace_bytes);
-    cublasLtMatmulHeuristicResult_t result{};
-    int found_count = 0;
-    if (status == CUBLAS_STATUS_SUCCESS)
-      status = cublaslt().algo_get_heuristic(handle, plan->desc, plan->a, plan->b, plan->d, plan->d,
-                                             preference, 1, &result, &found_count);
-    cublaslt().preference_destroy(preference);
-    if (status == CUBLAS_STATUS_SUCCESS && found_count > 0) {
-      plan->algo = result.algo;
-      plan->usable = true;
-    } else if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) {
-      check_lt(status, "cublasLtMatmulAlgoGetHeuristic");
+    auto plan = std::make_unique<Plan>(job);
+    {
+      SharedGemmState& shared = SharedGemmState::get();
+      std::lock_guard lock(shared.mutex);
+      handle = shared.handle_locked();
+      shared.choose_locked(job, *plan);
     }
     Plan& made = *plan;
     plans.emplace(key, std::move(plan));
-    trace("gemm: algorithm chosen for " + std::to_string(job.rows) + " x " +
-          std::to_string(job.in) + " -> " + std::to_string(job.out));
     return made;
   }
 
@@ -171,12 +225,23 @@ struct LinearGemm::Impl {
       check_lt(cublaslt().desc_set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                              &job.bias, sizeof job.bias),
                "set BIAS_POINTER");
-    const float alpha = 1.0f, beta = 0.0f;
-    check_lt(cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta,
+    const auto matmul = [&] {
+      const float alpha = 1.0f, beta = 0.0f;
+      return cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta,
                                job.y, plan.d, job.y, plan.d, &plan.algo, workspace.data(),
-                               workspace.size(), native_stream(stream)),
-             "cublasLtMatmul");
-    if (first_run) trace("gemm: first matmul of this plan queued");
+                               workspace.size(), native_stream(stream));
+    };
+    cublasStatus_t status = matmul();
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED || status == CUBLAS_STATUS_INVALID_VALUE) {
+      // The family's algorithm does not take this row count: ask for this shape.
+      SharedGemmState& shared = SharedGemmState::get();
+      std::lock_guard lock(shared.mutex);
+      std::tie(plan.algo, plan.usable) = shared.heuristic_locked(plan);
+      if (!plan.usable) return linear_tiled(job, stream);
+      status = matmul();
+    }
+    check_lt(status, "cublasLtMatmul");
+    if (first_run) trace("gemm: first matmul of " + std::to_string(job.rows) + " rows queued");
     return Status::kSuccess;
   }
 
@@ -187,6 +252,8 @@ struct LinearGemm::Impl {
 
 #else  // HIP: no vendor BLAS in Debian 12; the tiled kernel does every GEMM.
 
+void warm_up_gemms(std::span<const Linear>) {}
+
 struct LinearGemm::Impl {
   explicit Impl(GemmBackend) {}
   Status run(const Linear& job, Stream& stream) { return linear_tiled(job, stream); }
@@ -194,12 +261,6 @@ struct LinearGemm::Impl {
 };
 
 #endif
-
-void preload_gemm_library() {
-#if SEQFUSE_VENDOR_CUDA
-  (void)cublaslt();
-#endif
-}
 
 LinearGemm::LinearGemm(GemmBackend backend) : impl_(std::make_unique<Impl>(backend)) {}
 LinearGemm::~LinearGemm() = default;

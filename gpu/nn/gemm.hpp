@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "../runtime.hpp"
@@ -36,10 +37,13 @@ enum class GemmBackend {
   tiled,      // the tiled kernel everywhere
 };
 
-// Loads the vendor GEMM library now (cuBLASLt's dlopen takes tens of
-// milliseconds), so a caller can overlap it with other start-up work.
-// Throws seqfuse::Error when it cannot be loaded; a no-op on HIP.
-void preload_gemm_library();
+// Chooses the vendor library's algorithm for each of these GEMM shapes now
+// (only in, out, the types and whether there is a bias matter; the pointers
+// are not read), on the calling thread's current device. The first choices
+// of a process cost ~0.1 s each (cuBLASLt loads candidate kernels); every
+// LinearGemm of the process then reuses them, for any row count. Throws
+// seqfuse::Error on a library failure; a no-op on HIP.
+void warm_up_gemms(std::span<const Linear> shapes);
 
 // The portable kernel alone (the three-layer op; LinearGemm falls back to it).
 [[nodiscard]] Status linear_tiled(const Linear& job, Stream& stream);

@@ -111,6 +111,15 @@ int run_embed(const EmbedConfig& config) {
     check_dtype(DeviceChoice{});
   std::future<DeviceChoice> device_choice =
       std::async(std::launch::async, [&config] { return choose_device(config.common); });
+  // cuBLASLt's load and algorithm choice, on a third thread from the start:
+  // whatever of it can run while the driver starts and the model loads does.
+  std::future<void> gemm_warm_up;
+  const DeviceSpec spec = parse_device_spec(config.common.device);
+  if (spec.kind != DeviceSpec::Kind::kCpu && models::gpu_engine_built())
+    gemm_warm_up = std::async(std::launch::async, [&config, spec] {
+      models::warm_up_gpu_engine(config.model, spec.index,
+                                 compute_type(config.dtype, DeviceChoice{.gpu = true}));
+    });
 
   const models::EsmModel model = models::load_esm_model(config.model);
   const double load_seconds = clock.seconds();
@@ -118,9 +127,7 @@ int run_embed(const EmbedConfig& config) {
   // Device problems are reported before the input's.
   const DeviceChoice device = device_choice.get();
   trace("embed: device ready");
-  // cuBLASLt's load overlaps reading the input.
-  std::future<void> preload;
-  if (device.gpu) preload = std::async(std::launch::async, models::preload_gpu_engine);
+
   check_dtype(device);
   const models::ComputeType compute = compute_type(config.dtype, device);
   const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
@@ -147,7 +154,6 @@ int run_embed(const EmbedConfig& config) {
   const unsigned threads = resolve_threads(config.common.threads);
   std::unique_ptr<models::EmbeddingEngine> engine;
   if (device.gpu) {
-    preload.get();
     models::GpuEngineOptions options;
     options.device = device.index;
     options.compute = compute;

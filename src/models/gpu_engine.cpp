@@ -5,12 +5,15 @@
 
 #if SEQFUSE_HAVE_GPU
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <memory_resource>
 #include <string>
 #include <vector>
 
+#include "models/esm_config.hpp"
 #include "models/pooling.hpp"
 #include "nn/attention.hpp"
 #include "nn/convert.hpp"
@@ -55,6 +58,28 @@ nn::NnType nn_type(ComputeType compute) {
 
 const char* type_name(nn::NnType type) {
   return type == nn::NnType::bf16 ? "bf16" : type == nn::NnType::f16 ? "fp16" : "fp32";
+}
+
+// The four GEMMs of every layer, as forward() runs them (pointers left
+// null, the bias marked by a placeholder): what warm_up_gpu_engine has
+// cuBLASLt choose algorithms for. Keep in step with forward().
+std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden, std::size_t intermediate,
+                                            nn::NnType type) {
+  static const float kBiasMark = 0;
+  const auto shape = [&](std::size_t in, std::size_t out, nn::NnType y_type, bool bias) {
+    nn::Linear job;
+    job.type = type;
+    job.rows = 65536;  // any row count: algorithms serve every count
+    job.in = in;
+    job.out = out;
+    job.y_type = y_type;
+    job.bias = bias ? &kBiasMark : nullptr;
+    return job;
+  };
+  return {shape(hidden, 3 * hidden, type, false),               // QKV
+          shape(hidden, hidden, nn::NnType::f32, true),         // attention output
+          shape(hidden, intermediate, type, false),             // up-projection
+          shape(intermediate, hidden, nn::NnType::f32, true)};  // down-projection
 }
 
 // Byte offsets of sub-buffers inside one allocation, each aligned for
@@ -582,10 +607,16 @@ bool gpu_engine_built() noexcept {
   return true;
 }
 
-void preload_gpu_engine() noexcept {
+void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept {
   try {
-    nn::preload_gemm_library();
-  } catch (...) {  // reported again, with context, when the engine is made
+    const EsmConfig config = load_esm_config(std::filesystem::path(model_dir) / "config.json");
+    gpu::use_device(std::max(device, 0));
+    const auto shapes =
+        layer_gemm_shapes(static_cast<std::size_t>(config.hidden_size),
+                          static_cast<std::size_t>(config.intermediate_size), nn_type(compute));
+    nn::warm_up_gemms(shapes);
+    trace("embed: GEMM algorithms chosen ahead");
+  } catch (...) {  // reported again, with context, by the engine
   }
 }
 
@@ -600,7 +631,7 @@ bool gpu_engine_built() noexcept {
   return false;
 }
 
-void preload_gpu_engine() noexcept {}
+void warm_up_gpu_engine(const std::string&, int, ComputeType) noexcept {}
 
 std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel&, const GpuEngineOptions&) {
   throw Error("this seqfuse was built without GPU support (CUDA or HIP); use --device cpu");

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "models/engine.hpp"
 #include "models/esm_weights.hpp"
@@ -33,10 +34,13 @@ struct GpuEngineOptions {
 // Whether this build has a GPU backend (CUDA or HIP) at all.
 [[nodiscard]] bool gpu_engine_built() noexcept;
 
-// Loads what the engine needs from the GPU toolkit (cuBLASLt) ahead of
-// make_gpu_engine, on the calling thread, so that cost overlaps other
-// start-up work. Never throws: make_gpu_engine reports any failure.
-void preload_gpu_engine() noexcept;
+// Readies the GPU toolkit for an engine over the checkpoint in `model_dir`
+// on device `device` (-1: the first) in `compute`, on the calling thread:
+// loads cuBLASLt and has it choose its GEMM algorithms for the model's
+// shapes (~0.2 s on an H100, mostly cuBLASLt loading kernels), so a caller
+// can overlap that with the device start, the model load and the input.
+// Never throws: make_gpu_engine and the first batch report any failure.
+void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept;
 
 // Uploads the model's weights to the device. Throws seqfuse::Error when the
 // build has no GPU backend, the model's head size has no attention kernel,
