@@ -160,6 +160,9 @@ class GpuEsmEngine final : public EmbeddingEngine {
         gemm_(options.tiled_gemm ? nn::GemmBackend::tiled : nn::GemmBackend::automatic),
         meta_host_(gpu::pinned_resource()),
         output_host_(gpu::pinned_resource()) {
+    if (intermediate_ % 2 != 0)
+      throw Error("the GPU engine takes an even intermediate_size; " + model.folder + " has " +
+                  std::to_string(intermediate_) + ": use --device cpu");
     if (!nn::attention_head_dim_supported(head_dim_) || head_dim_ * heads_ != hidden_)
       throw Error("the GPU engine's attention is built for head sizes 16, 24, 32 and 64; " +
                   model.folder + " has " + std::to_string(hidden_) + " / " +
