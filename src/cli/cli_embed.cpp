@@ -111,25 +111,23 @@ int run_embed(const EmbedConfig& config) {
     check_dtype(DeviceChoice{});
   std::future<DeviceChoice> device_choice =
       std::async(std::launch::async, [&config] { return choose_device(config.common); });
-  // cuBLASLt's load and algorithm choice, on a third thread from the start:
-  // whatever of it can run while the driver starts and the model loads does.
-  std::future<void> gemm_warm_up;
-  const DeviceSpec spec = parse_device_spec(config.common.device);
-  if (spec.kind != DeviceSpec::Kind::kCpu && models::gpu_engine_built())
-    gemm_warm_up = std::async(std::launch::async, [&config, spec] {
-      models::warm_up_gpu_engine(config.model, spec.index,
-                                 compute_type(config.dtype, DeviceChoice{.gpu = true}));
-    });
-
   const models::EsmModel model = models::load_esm_model(config.model);
   const double load_seconds = clock.seconds();
   trace("embed: model loaded");
   // Device problems are reported before the input's.
   const DeviceChoice device = device_choice.get();
   trace("embed: device ready");
-
   check_dtype(device);
   const models::ComputeType compute = compute_type(config.dtype, device);
+  // cuBLASLt's load and algorithm choice (~0.2 s) on a second thread while
+  // this one reads the input and uploads the weights. Not earlier: started
+  // beside the driver's start, the device was ready 50-100 ms later in the
+  // traced runs (bench/results/2026-11-24-nvidia-h100-run8-embed.md).
+  std::future<void> gemm_warm_up;
+  if (device.gpu)
+    gemm_warm_up = std::async(std::launch::async, [&config, &device, compute] {
+      models::warm_up_gpu_engine(config.model, device.index, compute);
+    });
   const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
   if (static_cast<std::size_t>(config.max_length) + 2 >
       static_cast<std::size_t>(model.config.max_position_embeddings))
