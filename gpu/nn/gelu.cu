@@ -1,6 +1,7 @@
 #include "../vendor.cuh"
 #include "gelu.hpp"
 #include "launch.cuh"
+#include "mma.cuh"
 #include "nn_math.hpp"
 
 namespace seqfuse::gpu::nn {
@@ -8,19 +9,48 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
+// Two adjacent elements as floats, and back: one 32-bit access for 16-bit
+// types (two for fp32), and one packed conversion where the target has it.
+template <class T>
+__device__ __forceinline__ void load_two(const T* p, float& a, float& b) {
+  a = to_float(p[0]);
+  b = to_float(p[1]);
+}
+template <class T>
+__device__ __forceinline__ void store_two(T* p, float a, float b) {
+  p[0] = from_float<T>(a);
+  p[1] = from_float<T>(b);
+}
+#ifdef SEQFUSE_HAVE_MMA
+template <>
+__device__ __forceinline__ void load_two<bf16_t>(const bf16_t* p, float& a, float& b) {
+  const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
+  a = bits_float(w << 16);
+  b = bits_float(w & 0xffff0000u);
+}
+template <>
+__device__ __forceinline__ void store_two<bf16_t>(bf16_t* p, float a, float b) {
+  *reinterpret_cast<std::uint32_t*>(p) = pack_pair<bf16_t>(a, b);
+}
+template <>
+__device__ __forceinline__ void store_two<f16_t>(f16_t* p, float a, float b) {
+  *reinterpret_cast<std::uint32_t*>(p) = pack_pair<f16_t>(a, b);
+}
+#endif
+
 // Two adjacent columns per thread (cols is even: ESM-2's intermediate
 // sizes are multiples of 64), a block row per matrix row: no index
-// division, and 16-bit pairs move as one 32-bit word. Each thread reads its
-// elements before writing them, so `in` may be `out`.
+// division. Each thread reads its elements before writing them, so `in`
+// may be `out`.
 template <class In, class Out>
 static __global__ void __launch_bounds__(kThreads)
     bias_gelu_kernel(const In* in, const float* bias, unsigned cols, Out* out) {
   const unsigned c = 2 * (blockIdx.y * kThreads + threadIdx.x);
   if (c >= cols) return;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * cols + c;
-  const float x0 = to_float(in[i]) + bias[c], x1 = to_float(in[i + 1]) + bias[c + 1];
-  out[i] = from_float<Out>(gelu_erf(x0));
-  out[i + 1] = from_float<Out>(gelu_erf(x1));
+  float x0, x1;
+  load_two(in + i, x0, x1);
+  store_two(out + i, gelu_erf(x0 + bias[c]), gelu_erf(x1 + bias[c + 1]));
 }
 
 template <class In, class Out>

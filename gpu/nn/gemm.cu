@@ -226,7 +226,7 @@ struct LinearGemm::Impl {
                                              &job.bias, sizeof job.bias),
                "set BIAS_POINTER");
     const auto matmul = [&] {
-      const float alpha = 1.0f, beta = 0.0f;
+      const float alpha = 1.0f, beta = job.accumulate ? 1.0f : 0.0f;  // C is y (in place)
       return cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta,
                                job.y, plan.d, job.y, plan.d, &plan.algo, workspace.data(),
                                workspace.size(), native_stream(stream));
@@ -270,6 +270,7 @@ Status LinearGemm::run(const Linear& job, Stream& stream) {
   if (job.in == 0) return Status::kInvalidSize;
   if (!job.x || !job.w || !job.y) return Status::kNullBuffer;
   if (job.y_type != NnType::f32 && job.y_type != job.type) return Status::kInvalidArgument;
+  if (job.accumulate && job.y_type != NnType::f32) return Status::kInvalidArgument;
   return impl_->run(job, stream);
 }
 

@@ -26,6 +26,9 @@ struct Linear {
   const float* bias = nullptr;  // [out], or null for none
   void* y = nullptr;            // [rows][out] as y_type
   NnType y_type = NnType::f32;  // f32, or the same type as x and w
+  // y += x w^T (+ bias) instead of y = ...: the residual stream adds a
+  // block's output in the GEMM (fp32 y only).
+  bool accumulate = false;
 };
 
 // Device pointers passed to LinearGemm::run must be aligned to this many

@@ -27,7 +27,16 @@ SF_HOST_DEVICE float erf_clamped(float x) {
   q = q * x2 - 1.68282697438203e-03f;
   q = q * x2 - 7.37332916720468e-03f;
   q = q * x2 - 1.42647390514189e-02f;
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  // The device divides by a fast reciprocal (within 2 ulp; q is in
+  // [-2.4, -0.014], far from __fdividef's problem range): an IEEE division
+  // is a multi-instruction sequence with a slow path, and the GELU kernel is
+  // bound by instructions, not bytes. The host divides exactly; the two
+  // differ by at most a few ulp.
+  return __fdividef(x * p, q);
+#else
   return x * p / q;
+#endif
 }
 
 // ESM's exact GELU, x * 0.5 * (1 + erf(x / sqrt 2)), in two steps so the CPU

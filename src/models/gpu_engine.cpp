@@ -99,7 +99,7 @@ class Layout {
 
 // Where each activation lives in the arena, for a capacity of `tokens`.
 struct ActivationLayout {
-  std::size_t residual, delta, normed, qkv, query, key, value, context, inter, final;
+  std::size_t residual, normed, qkv, query, key, value, context, inter, final;
   // Per-batch metadata, uploaded in one copy from a pinned mirror.
   std::size_t ids, positions, scales, offsets, tiles, meta_begin, meta_end;
   std::size_t output;  // readout results (grown on demand past this first size)
@@ -113,7 +113,6 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t int
   ActivationLayout a{};
   Layout l;
   a.residual = l.add(tokens * hidden * f);
-  a.delta = l.add(tokens * hidden * f);
   a.normed = l.add(tokens * hidden * e);
   // The QKV and up-projection GEMMs write the compute type: their readers
   // (rotary, GELU) take 16 bits as HF's bf16 pass does, at half the bytes.
@@ -474,7 +473,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
   }
 
   void linear(const void* x, const void* w, std::size_t in, std::size_t out, const float* bias,
-              void* y, nn::NnType y_type, std::size_t rows) {
+              void* y, nn::NnType y_type, std::size_t rows, bool accumulate = false) {
     nn::Linear job;
     job.x = x;
     job.w = w;
@@ -485,6 +484,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
     job.bias = bias;
     job.y = y;
     job.y_type = y_type;
+    job.accumulate = accumulate;
     queued(gemm_.run(job, stream_), "GEMM");
   }
 
@@ -507,7 +507,6 @@ class GpuEsmEngine final : public EmbeddingEngine {
     const std::size_t h = hidden_;
     const double eps = config_.layer_norm_eps;
     float* residual = at<float>(layout_.residual);
-    float* delta = at<float>(layout_.delta);
     void* normed = at(layout_.normed);
     void* qkv = at(layout_.qkv);
     void* context = at(layout_.context);
@@ -520,11 +519,11 @@ class GpuEsmEngine final : public EmbeddingEngine {
     for (std::size_t i = 0; i < layers_.size(); ++i) {
       trace_ops_ = first_forward_ && i == 0;
       const DeviceLayer& w = layers_[i];
-      // The previous layer's MLP output joins the residual stream here.
-      queued(
-          nn::add_layer_norm(residual, i == 0 ? nullptr : delta, tokens, h, w.attention_norm_weight,
-                             w.attention_norm_bias, eps, normed, type_, stream_),
-          "LayerNorm");
+      // Each block's output joined the residual stream in its last GEMM
+      // (accumulate), so the LayerNorms only read it.
+      queued(nn::add_layer_norm(residual, nullptr, tokens, h, w.attention_norm_weight,
+                                w.attention_norm_bias, eps, normed, type_, stream_),
+             "LayerNorm");
       capture(residual, static_cast<int>(i), readout, sequences, tokens, rows_total);
       linear(normed, w.qkv_weight, h, 3 * h, nullptr, qkv, type_, tokens);
       const RotaryTable& table = rotary_[w.rotary];
@@ -558,22 +557,21 @@ class GpuEsmEngine final : public EmbeddingEngine {
       attention.out = context;
       attention.out_type = type_;
       queued(nn::varlen_attention(attention, stream_), "attention");
-      linear(context, w.attention_output_weight, h, h, w.attention_output_bias, delta,
-             nn::NnType::f32, tokens);
-      queued(nn::add_layer_norm(residual, delta, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias, eps,
-                                normed, type_, stream_),
+      linear(context, w.attention_output_weight, h, h, w.attention_output_bias, residual,
+             nn::NnType::f32, tokens, /*accumulate=*/true);
+      queued(nn::add_layer_norm(residual, nullptr, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias,
+                                eps, normed, type_, stream_),
              "LayerNorm");
       linear(normed, w.intermediate_weight, h, intermediate_, nullptr, inter, type_, tokens);
       queued(nn::bias_gelu(inter, type_, w.intermediate_bias, tokens, intermediate_, inter, type_,
                            stream_),
              "GELU");
-      linear(inter, w.output_weight, intermediate_, h, w.output_bias, delta, nn::NnType::f32,
-             tokens);
+      linear(inter, w.output_weight, intermediate_, h, w.output_bias, residual, nn::NnType::f32,
+             tokens, /*accumulate=*/true);
     }
     float* final_states = at<float>(layout_.final);
-    queued(nn::add_layer_norm(residual, layers_.empty() ? nullptr : delta, tokens, h,
-                              final_norm_weight_, final_norm_bias_, eps, final_states,
-                              nn::NnType::f32, stream_),
+    queued(nn::add_layer_norm(residual, nullptr, tokens, h, final_norm_weight_, final_norm_bias_,
+                              eps, final_states, nn::NnType::f32, stream_),
            "final LayerNorm");
     capture(final_states, static_cast<int>(layers_.size()), readout, sequences, tokens, rows_total);
     trace_ops_ = first_forward_ = false;
