@@ -28,13 +28,15 @@ constexpr int kKeyTile = 64;
 constexpr float kLog2e = 1.4426950408889634f;
 static_assert(kWarps * kRowsPerWarp == static_cast<int>(kAttentionQueryTile));
 
-// Shared-memory row strides in 16-bit elements: 8 more than the row, so the
-// 8 rows one fragment load touches fall on different banks.
+// Keys and values sit row-major in shared memory ([key][channel]), rows
+// padded by 8 elements so that the 8 rows an ldmatrix tile reads fall on
+// different banks, and 16-byte aligned for vector stores.
 template <int D>
 struct MmaTile {
+  static_assert(D % 8 == 0, "rows move as 16-byte vectors");
   static constexpr int kDepth = (D + 15) / 16 * 16;  // Q K^T depth, zero-padded (24 -> 32)
-  static constexpr int kKeyStride = kDepth + 8;      // key_tile[key][channel]
-  static constexpr int kValueStride = kKeyTile + 8;  // value_t[channel][key] (transposed)
+  static constexpr int kStride = kDepth + 8;         // elements per shared row
+  static constexpr int kRowVectors = D / 8;          // 16-byte vectors per key row
 };
 
 __device__ __forceinline__ std::uint32_t load_pair(const std::uint16_t* p) {
@@ -48,12 +50,11 @@ static __global__ void __launch_bounds__(kThreads)
 #ifdef SEQFUSE_HAVE_MMA
   using Tile = MmaTile<D>;
   constexpr int kDepth = Tile::kDepth;
-  constexpr int kKeyStride = Tile::kKeyStride;
-  constexpr int kValueStride = Tile::kValueStride;
+  constexpr int kStride = Tile::kStride;
   constexpr int kKeyBlocks = kKeyTile / 8;  // n-tiles of S
   constexpr int kOutBlocks = D / 8;         // n-tiles of O
-  __shared__ __align__(16) std::uint16_t key_tile[kKeyTile * kKeyStride];
-  __shared__ __align__(16) std::uint16_t value_t[D * kValueStride];
+  __shared__ __align__(16) std::uint16_t key_tile[kKeyTile * kStride];
+  __shared__ __align__(16) std::uint16_t value_tile[kKeyTile * kStride];
 
   const AttentionTile tile = tiles[blockIdx.x];
   const int head = static_cast<int>(blockIdx.y);
@@ -87,39 +88,50 @@ static __global__ void __launch_bounds__(kThreads)
   // Running maxima (log2 domain) and this lane's share of the row sums.
   float max_a = -INFINITY, max_b = -INFINITY, sum_a = 0.0f, sum_b = 0.0f;
 
+  // Key channels D .. kDepth (D = 24) take part in Q K^T as zeros; no tile
+  // load writes them.
+  if constexpr (kDepth > D) {
+    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (kDepth - D); i += kThreads)
+      key_tile[(i / (kDepth - D)) * kStride + D + i % (kDepth - D)] = 0;
+  }
+  // This lane's ldmatrix row: tile `lane / 8`, row `lane % 8`.
+  const int tile_index = lane / 8, tile_row = lane % 8;
+
   for (int k0 = 0; k0 < tile.length; k0 += kKeyTile) {
     const int keys = min(kKeyTile, tile.length - k0);
     __syncthreads();  // every warp is done with the previous tile
-    // Keys row-major, values transposed; past the sequence: zeros (a NaN
-    // there would survive P = 0 in P V).
-    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (kDepth / 2); i += kThreads) {
-      const int j = i / (kDepth / 2), c = 2 * (i % (kDepth / 2));
-      const std::uint32_t word =
-          j < keys && c < D ? load_pair(k16 + static_cast<std::size_t>(k0 + j) * D + c) : 0u;
-      *reinterpret_cast<std::uint32_t*>(&key_tile[j * kKeyStride + c]) = word;
-    }
-    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (D / 2); i += kThreads) {
-      const int j = i / (D / 2), c = 2 * (i % (D / 2));
-      const std::uint32_t word =
-          j < keys ? load_pair(v16 + static_cast<std::size_t>(k0 + j) * D + c) : 0u;
-      value_t[c * kValueStride + j] = static_cast<std::uint16_t>(word & 0xffffu);
-      value_t[(c + 1) * kValueStride + j] = static_cast<std::uint16_t>(word >> 16);
+    // 16-byte vectors; keys past the sequence are zeros (a NaN there would
+    // survive P = 0 in P V).
+    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * Tile::kRowVectors; i += kThreads) {
+      const int j = i / Tile::kRowVectors, c = 8 * (i % Tile::kRowVectors);
+      uint4 key_vector{0, 0, 0, 0}, value_vector{0, 0, 0, 0};
+      if (j < keys) {
+        const std::size_t at = static_cast<std::size_t>(k0 + j) * D + c;
+        key_vector = *reinterpret_cast<const uint4*>(k16 + at);
+        value_vector = *reinterpret_cast<const uint4*>(v16 + at);
+      }
+      *reinterpret_cast<uint4*>(&key_tile[j * kStride + c]) = key_vector;
+      *reinterpret_cast<uint4*>(&value_tile[j * kStride + c]) = value_vector;
     }
     __syncthreads();
     if (!warp_active) continue;
 
-    // S = Q K^T for 64 keys: kKeyBlocks n-tiles of 8 keys.
+    // S = Q K^T for 64 keys, two n-tiles of 8 keys per ldmatrix.x4: tiles
+    // (keys +0..7, channels +0..7), (+0..7, +8..15), (+8..15, +0..7), (+8..15, +8..15).
     float s[kKeyBlocks][4];
 #pragma unroll
-    for (int n = 0; n < kKeyBlocks; ++n) {
-      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
-      const std::uint16_t* key_row = key_tile + (n * 8 + group) * kKeyStride + 2 * pair;
+    for (int n = 0; n < kKeyBlocks; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; n += 2)
 #pragma unroll
       for (int kk = 0; kk < kDepth / 16; ++kk) {
-        const std::uint32_t b[2] = {load_pair(key_row + kk * 16), load_pair(key_row + kk * 16 + 8)};
-        mma_16x8x16<T>(s[n], q_frag[kk], b);
+        std::uint32_t b[4];
+        load_tiles_x4(b, key_tile + (n * 8 + (tile_index / 2) * 8 + tile_row) * kStride + kk * 16 +
+                             (tile_index % 2) * 8);
+        const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
+        mma_16x8x16<T>(s[n], q_frag[kk], b_lo);
+        mma_16x8x16<T>(s[n + 1], q_frag[kk], b_hi);
       }
-    }
     // Keys past the sequence drop out (only the last tile has any).
     if (keys < kKeyTile) {
 #pragma unroll
@@ -172,12 +184,22 @@ static __global__ void __launch_bounds__(kThreads)
         }
       const std::uint32_t a[4] = {pack_pair<T>(p[0][0], p[0][1]), pack_pair<T>(p[0][2], p[0][3]),
                                   pack_pair<T>(p[1][0], p[1][1]), pack_pair<T>(p[1][2], p[1][3])};
+      // B from row-major values by ldmatrix.trans: tiles (keys +0..7,
+      // channels +0..7), (+8..15, +0..7), (+0..7, +8..15), (+8..15, +8..15).
+      const std::uint16_t* value_rows =
+          value_tile + (step * 16 + (tile_index % 2) * 8 + tile_row) * kStride;
 #pragma unroll
-      for (int n = 0; n < kOutBlocks; ++n) {
-        const std::uint16_t* value_row =
-            value_t + (n * 8 + group) * kValueStride + step * 16 + 2 * pair;
-        const std::uint32_t b[2] = {load_pair(value_row), load_pair(value_row + 8)};
-        mma_16x8x16<T>(o[n], a, b);
+      for (int n = 0; n + 1 < kOutBlocks; n += 2) {
+        std::uint32_t b[4];
+        load_tiles_x4_trans(b, value_rows + n * 8 + (tile_index / 2) * 8);
+        const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
+        mma_16x8x16<T>(o[n], a, b_lo);
+        mma_16x8x16<T>(o[n + 1], a, b_hi);
+      }
+      if constexpr (kOutBlocks % 2 != 0) {  // D = 24: the last 8 channels alone
+        std::uint32_t b[2];
+        load_tiles_x2_trans(b, value_rows + (kOutBlocks - 1) * 8);
+        mma_16x8x16<T>(o[kOutBlocks - 1], a, b);
       }
     }
   }

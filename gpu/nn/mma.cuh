@@ -57,6 +57,30 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
+// ldmatrix: 8 x 8 tiles of 16-bit values from shared memory straight into
+// fragment registers. Lane l gives the address of row l % 8 of tile l / 8
+// (x4: four tiles, x2: two, lanes 0-15). Without .trans, lane t gets row t / 4,
+// columns 2 (t % 4) and +1 of each tile (an A or B fragment register); with
+// .trans, rows 2 (t % 4) and +1 of column t / 4 (B from a row-major k x n).
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void load_tiles_x4(std::uint32_t (&r)[4], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(row)));
+}
+__device__ __forceinline__ void load_tiles_x4_trans(std::uint32_t (&r)[4], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(row)));
+}
+__device__ __forceinline__ void load_tiles_x2_trans(std::uint32_t (&r)[2], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(shared_address(row)));
+}
+
 // d += a b over one 16 x 8 x 16 tile, fp32 accumulation.
 template <class T>
 __device__ __forceinline__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4],
