@@ -1,42 +1,13 @@
 #include "../vendor.cuh"
 #include "gelu.hpp"
 #include "launch.cuh"
-#include "mma.cuh"
 #include "nn_math.hpp"
+#include "pairs.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
 
 constexpr unsigned kThreads = 256;
-
-// Two adjacent elements as floats, and back: one 32-bit access for 16-bit
-// types (two for fp32), and one packed conversion where the target has it.
-template <class T>
-__device__ __forceinline__ void load_two(const T* p, float& a, float& b) {
-  a = to_float(p[0]);
-  b = to_float(p[1]);
-}
-template <class T>
-__device__ __forceinline__ void store_two(T* p, float a, float b) {
-  p[0] = from_float<T>(a);
-  p[1] = from_float<T>(b);
-}
-#ifdef SEQFUSE_HAVE_MMA
-template <>
-__device__ __forceinline__ void load_two<bf16_t>(const bf16_t* p, float& a, float& b) {
-  const std::uint32_t w = *reinterpret_cast<const std::uint32_t*>(p);
-  a = bits_float(w << 16);
-  b = bits_float(w & 0xffff0000u);
-}
-template <>
-__device__ __forceinline__ void store_two<bf16_t>(bf16_t* p, float a, float b) {
-  *reinterpret_cast<std::uint32_t*>(p) = pack_pair<bf16_t>(a, b);
-}
-template <>
-__device__ __forceinline__ void store_two<f16_t>(f16_t* p, float a, float b) {
-  *reinterpret_cast<std::uint32_t*>(p) = pack_pair<f16_t>(a, b);
-}
-#endif
 
 // Two adjacent columns per thread (cols is even: ESM-2's intermediate
 // sizes are multiples of 64), a block row per matrix row: no index

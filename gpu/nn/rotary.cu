@@ -1,48 +1,67 @@
 #include "../vendor.cuh"
 #include "launch.cuh"
+#include "pairs.cuh"
 #include "rotary.hpp"
 
 namespace seqfuse::gpu::nn {
 namespace {
 
-constexpr unsigned kThreads = 256;
-
-// One thread per (token, head, channel pair c, c + d/2).
+// One block per token, one thread per (head, channels c and c + 1 of the
+// first half, with their partners c + d/2 and c + 1 + d/2): every access
+// moves an adjacent pair (pairs.cuh), so a thread does the work of two
+// with the same instruction count.
 template <class In, class Out>
 static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
-  const std::size_t half = job.head_dim / 2;
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= job.tokens * job.heads * half) return;
-  const std::size_t c = i % half;
-  const std::size_t head = (i / half) % job.heads;
-  const std::size_t t = i / (half * job.heads);
+  const std::size_t t = blockIdx.x;
+  const unsigned half = static_cast<unsigned>(job.head_dim / 2), pairs = half / 2;
+  const unsigned head = threadIdx.x / pairs, c = 2 * (threadIdx.x % pairs);
   const std::size_t hidden = job.heads * job.head_dim;
   const std::size_t lo = head * job.head_dim + c, hi = lo + half;
   const In* row = static_cast<const In*>(job.qkv) + t * 3 * hidden;
+  const float* bias = job.bias;
 
-  const float q_lo = (to_float(row[lo]) + job.bias[lo]) * job.query_scale;
-  const float q_hi = (to_float(row[hi]) + job.bias[hi]) * job.query_scale;
-  const float k_lo = to_float(row[hidden + lo]) + job.bias[hidden + lo];
-  const float k_hi = to_float(row[hidden + hi]) + job.bias[hidden + hi];
+  float q_lo[2], q_hi[2], k_lo[2], k_hi[2], v_lo[2], v_hi[2];
+  load_two(row + lo, q_lo[0], q_lo[1]);
+  load_two(row + hi, q_hi[0], q_hi[1]);
+  load_two(row + hidden + lo, k_lo[0], k_lo[1]);
+  load_two(row + hidden + hi, k_hi[0], k_hi[1]);
+  load_two(row + 2 * hidden + lo, v_lo[0], v_lo[1]);
+  load_two(row + 2 * hidden + hi, v_hi[0], v_hi[1]);
   const std::size_t angle = static_cast<std::size_t>(job.positions[t]) * half + c;
-  const float cs = job.cos[angle], sn = job.sin[angle];
+  float cs[2], sn[2];
+  load_two(job.cos + angle, cs[0], cs[1]);
+  load_two(job.sin + angle, sn[0], sn[1]);
 
+  float q_out[4], k_out[4], v_out[4];  // lo pair, then hi pair
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const float ql = (q_lo[j] + bias[lo + j]) * job.query_scale;
+    const float qh = (q_hi[j] + bias[hi + j]) * job.query_scale;
+    const float kl = k_lo[j] + bias[hidden + lo + j];
+    const float kh = k_hi[j] + bias[hidden + hi + j];
+    q_out[j] = ql * cs[j] - qh * sn[j];
+    q_out[2 + j] = qh * cs[j] + ql * sn[j];
+    k_out[j] = kl * cs[j] - kh * sn[j];
+    k_out[2 + j] = kh * cs[j] + kl * sn[j];
+    v_out[j] = v_lo[j] + bias[2 * hidden + lo + j];
+    v_out[2 + j] = v_hi[j] + bias[2 * hidden + hi + j];
+  }
   const std::size_t out = (head * job.tokens + t) * job.head_dim + c;
   Out* query = static_cast<Out*>(job.query);
   Out* key = static_cast<Out*>(job.key);
   Out* value = static_cast<Out*>(job.value);
-  query[out] = from_float<Out>(q_lo * cs - q_hi * sn);
-  query[out + half] = from_float<Out>(q_hi * cs + q_lo * sn);
-  key[out] = from_float<Out>(k_lo * cs - k_hi * sn);
-  key[out + half] = from_float<Out>(k_hi * cs + k_lo * sn);
-  value[out] = from_float<Out>(to_float(row[2 * hidden + lo]) + job.bias[2 * hidden + lo]);
-  value[out + half] = from_float<Out>(to_float(row[2 * hidden + hi]) + job.bias[2 * hidden + hi]);
+  store_two(query + out, q_out[0], q_out[1]);
+  store_two(query + out + half, q_out[2], q_out[3]);
+  store_two(key + out, k_out[0], k_out[1]);
+  store_two(key + out + half, k_out[2], k_out[3]);
+  store_two(value + out, v_out[0], v_out[1]);
+  store_two(value + out + half, v_out[2], v_out[3]);
 }
 
 template <class In, class Out>
 void launch_qkv_bias_rotary(const QkvRotary& job, gpuStream_t stream) {
-  const std::size_t items = job.tokens * job.heads * (job.head_dim / 2);
-  qkv_bias_rotary_kernel<In, Out><<<blocks_for(items, kThreads), kThreads, 0, stream>>>(job);
+  const auto threads = static_cast<unsigned>(job.heads * job.head_dim / 4);
+  qkv_bias_rotary_kernel<In, Out><<<static_cast<unsigned>(job.tokens), threads, 0, stream>>>(job);
   GPU_CHECK_LAUNCH();
 }
 
@@ -59,7 +78,10 @@ void launch_for_input(const QkvRotary& job, gpuStream_t stream) {
 
 Status qkv_bias_rotary(const QkvRotary& job, Stream& stream) {
   if (job.tokens == 0) return Status::kSuccess;
-  if (job.heads == 0 || job.head_dim < 2 || job.head_dim % 2 != 0 || job.table_positions == 0)
+  // Pairs of channel pairs: head_dim % 4 == 0 (ESM-2's are 16 to 64); one
+  // block per token, a thread per four channels.
+  if (job.heads == 0 || job.head_dim < 4 || job.head_dim % 4 != 0 || job.table_positions == 0 ||
+      job.heads * job.head_dim / 4 > 1024 || job.tokens > 0x7fffffffu)
     return Status::kInvalidSize;
   if (!job.qkv || !job.bias || !job.positions || !job.cos || !job.sin || !job.query || !job.key ||
       !job.value)

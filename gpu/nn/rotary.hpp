@@ -35,6 +35,7 @@ struct QkvRotary {
 // query = rotate((q + bq) x scale), key = rotate(k + bk), value = v + bv, with
 // rotate(x)[c] = x[c] cos[c] - x[c + d/2] sin[c] (c < d/2) and
 // x[c] cos[c] + x[c - d/2] sin[c] (c >= d/2): transformers' rotate-half form.
+// head_dim must be a multiple of 4 and heads x head_dim at most 4096.
 [[nodiscard]] Status qkv_bias_rotary(const QkvRotary& job, Stream& stream);
 
 }  // namespace seqfuse::gpu::nn
