@@ -45,47 +45,69 @@ void select_top(std::span<const AlignResult> row, std::size_t begin, std::size_t
   }
 }
 
+// Pairs' results as hits of pair k with k, handed over in slices: results
+// are moved, not copied, and the hits held at once stay a fraction of them.
+void emit_pairs(std::vector<AlignResult>& results, const EmitHits& emit) {
+  std::vector<AlignHit> hits;
+  hits.reserve(std::min(results.size(), kPairsPerBatch));
+  for (std::size_t first = 0; first < results.size(); first += kPairsPerBatch) {
+    const std::size_t last = std::min(results.size(), first + kPairsPerBatch);
+    hits.clear();
+    for (std::size_t k = first; k < last; ++k)
+      hits.push_back(
+          {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), std::move(results[k])});
+    emit(hits);
+  }
+}
+
 AlignStats run_on_cpu(const AlignJob& job, const CpuEngine& engine, std::span<const Codes> q,
-                      std::span<const Codes> t, const std::function<void(const AlignHit&)>& emit) {
+                      std::span<const Codes> t, const EmitHits& emit) {
   AlignStats stats;
   switch (job.layout) {
     case PairLayout::pairs: {
       std::vector<AlignResult> out(q.size());
       engine.align_pairs(q, t, out);
-      for (std::size_t k = 0; k < out.size(); ++k) {
+      seqfuse::trace("align: pairs aligned");
+      for (std::size_t k = 0; k < out.size(); ++k)
         stats.cells += std::uint64_t{q[k].size()} * t[k].size();
-        emit({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), out[k]});
-      }
       stats.pairs = out.size();
+      emit_pairs(out, emit);
       break;
     }
     case PairLayout::search: {
       // In slices of queries, so a long search can report progress.
       constexpr std::size_t kSlice = 64;
+      std::vector<AlignHit> kept;
       for (std::size_t first = 0; first < q.size(); first += kSlice) {
         const auto slice = q.subspan(first, std::min(kSlice, q.size() - first));
-        const auto hits = engine.search(slice, t, job.top);
+        auto hits = engine.search(slice, t, job.top);
+        kept.clear();
         for (std::size_t i = 0; i < hits.size(); ++i)
-          for (const SearchHit& h : hits[i])
-            emit({static_cast<std::uint32_t>(first + i), h.target, h.result});
+          for (SearchHit& h : hits[i])
+            kept.push_back({static_cast<std::uint32_t>(first + i), h.target, std::move(h.result)});
+        emit(kept);
         if (job.progress) job.progress(first + slice.size());
       }
       stats.pairs = std::uint64_t{q.size()} * t.size();
       stats.cells = cells_of(q, t);
       break;
     }
-    case PairLayout::all_vs_all:
+    case PairLayout::all_vs_all: {
+      std::vector<AlignHit> kept;
       for (std::size_t i = 0; i + 1 < q.size(); ++i) {
         const auto later = t.subspan(i + 1);
-        const auto hits = engine.search(q.subspan(i, 1), later, job.top);
-        for (const SearchHit& h : hits.front())
-          emit({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1 + h.target),
-                h.result});
+        auto hits = engine.search(q.subspan(i, 1), later, job.top);
+        kept.clear();
+        for (SearchHit& h : hits.front())
+          kept.push_back({static_cast<std::uint32_t>(i),
+                          static_cast<std::uint32_t>(i + 1 + h.target), std::move(h.result)});
+        emit(kept);
         stats.pairs += later.size();
         stats.cells += cells_of(q.subspan(i, 1), later);
         if (job.progress) job.progress(i + 1);
       }
       break;
+    }
   }
   return stats;
 }
@@ -106,7 +128,7 @@ void replace_with_traced(const AlignResult& traced, AlignResult& scored) {
 AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
                             const EncodedSequences& queries, const EncodedSequences& targets,
                             std::span<const Codes> q, std::span<const Codes> t,
-                            const std::function<void(const AlignHit&)>& emit) {
+                            const EmitHits& emit) {
   AlignStats stats;
   GpuPairScorer scorer(scheme, job.mode, /*device_budget_bytes=*/0, job.threads);
   std::vector<AlignResult> scores;
@@ -124,11 +146,10 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     stats.device_seconds += tracer.device_seconds();
     seqfuse::trace("align: pairs traced");
   }
-  for (std::size_t k = 0; k < scores.size(); ++k) {
+  for (std::size_t k = 0; k < scores.size(); ++k)
     stats.cells += std::uint64_t{q[k].size()} * t[k].size();
-    emit({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k), scores[k]});
-  }
   stats.pairs = scores.size();
+  emit_pairs(scores, emit);
   return stats;
 }
 
@@ -138,7 +159,7 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
 AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
                              const EncodedSequences& queries, const EncodedSequences& targets,
                              std::span<const Codes> q, std::span<const Codes> t,
-                             const std::function<void(const AlignHit&)>& emit) {
+                             const EmitHits& emit) {
   AlignStats stats;
   GpuScorer scorer(scheme, job.mode, targets);
   std::unique_ptr<GpuTracer> tracer;
@@ -150,6 +171,7 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   std::vector<std::uint32_t> picked;
   std::vector<PairIndex> kept;
   std::vector<AlignResult> traced;
+  std::vector<AlignHit> hits;
   for (std::size_t first = 0; first < q.size(); first += chunk) {
     const std::size_t count = std::min(chunk, q.size() - first);
     scorer.score_all(queries, first, count, scores);
@@ -168,11 +190,13 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
       traced.resize(kept.size());
       tracer->align_pairs(kept, traced);
     }
+    hits.clear();
     for (std::size_t k = 0; k < kept.size(); ++k) {
-      AlignResult result = scores[(kept[k].query - first) * t.size() + kept[k].target];
+      AlignResult& result = scores[(kept[k].query - first) * t.size() + kept[k].target];
       if (job.traceback) replace_with_traced(traced[k], result);
-      emit({kept[k].query, kept[k].target, result});
+      hits.push_back({kept[k].query, kept[k].target, std::move(result)});
     }
+    emit(hits);
     if (job.progress) job.progress(first + count);
   }
   stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
@@ -181,9 +205,9 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
 
 }  // namespace
 
-AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
-                         const EncodedSequences& queries, const EncodedSequences& targets,
-                         const std::function<void(const AlignHit&)>& emit) {
+AlignStats run_alignment_batched(const AlignJob& job, const ScoringScheme& scheme,
+                                 const EncodedSequences& queries, const EncodedSequences& targets,
+                                 const EmitHits& emit) {
   const EncodedSequences& against = job.layout == PairLayout::all_vs_all ? queries : targets;
   const std::vector<Codes> q = queries.views();
   const std::vector<Codes> t = against.views();
@@ -195,6 +219,14 @@ AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
   if (job.gpu) return run_search_on_gpu(job, scheme, queries, against, q, t, emit);
   const CpuEngine engine(scheme, job.mode, {.threads = job.threads, .traceback = job.traceback});
   return run_on_cpu(job, engine, q, t, emit);
+}
+
+AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
+                         const EncodedSequences& queries, const EncodedSequences& targets,
+                         const std::function<void(const AlignHit&)>& emit) {
+  return run_alignment_batched(job, scheme, queries, targets, [&](std::span<const AlignHit> hits) {
+    for (const AlignHit& hit : hits) emit(hit);
+  });
 }
 
 }  // namespace seqfuse::align

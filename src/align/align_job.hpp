@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 
 #include "align/alignment.hpp"
 #include "align/scoring.hpp"
@@ -41,9 +42,22 @@ struct AlignStats {
   double device_seconds = 0;  // GPU only: time inside the device engine
 };
 
-// Calls `emit` for every kept hit: queries in input order; within a query,
-// decreasing score with ties in target order (pairs: in pair order).
-// `targets` is ignored for all_vs_all.
+// Takes kept hits many at a time, so the caller can format them on several
+// threads; the hits live only until the call returns.
+using EmitHits = std::function<void(std::span<const AlignHit> hits)>;
+// Pairs' results are moved into hits a slice at a time (about 36 MB of hits
+// at most), while a slice still holds enough chunks to keep 16 threads busy.
+inline constexpr std::size_t kPairsPerBatch = std::size_t{1} << 19;
+
+// Calls `emit` with every kept hit, in batches: queries in input order;
+// within a query, decreasing score with ties in target order (pairs: in pair
+// order). Pairs come in batches of up to kPairsPerBatch, search hits one
+// batch per chunk of queries. `targets` is ignored for all_vs_all.
+AlignStats run_alignment_batched(const AlignJob& job, const ScoringScheme& scheme,
+                                 const EncodedSequences& queries, const EncodedSequences& targets,
+                                 const EmitHits& emit);
+
+// The same, one hit at a time.
 AlignStats run_alignment(const AlignJob& job, const ScoringScheme& scheme,
                          const EncodedSequences& queries, const EncodedSequences& targets,
                          const std::function<void(const AlignHit&)>& emit);

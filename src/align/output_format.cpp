@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "align/ordered_output.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 
@@ -40,6 +41,109 @@ CigarCounts count_cigar(std::string_view cigar) {
     run = 0;
   }
   return counts;
+}
+
+void append_tsv(std::string& line, const AlignmentRecord& r, char sep, bool traceback) {
+  const AlignResult& a = *r.result;
+  line += r.query_name;
+  line += sep;
+  line += r.target_name;
+  for (long long v : {static_cast<long long>(r.query_length),
+                      static_cast<long long>(r.target_length), static_cast<long long>(a.score),
+                      static_cast<long long>(a.query_end), static_cast<long long>(a.target_end)}) {
+    line += sep;
+    append_int(line, v);
+  }
+  if (traceback) {
+    line += sep;
+    append_int(line, a.query_begin);
+    line += sep;
+    append_int(line, a.target_begin);
+    line += sep;
+    line += a.cigar.empty() ? "*" : a.cigar;
+    line += sep;
+    append_fixed(line, a.identity(), 4);
+    line += sep;
+    append_int(line, a.matches);
+    line += sep;
+    append_int(line, a.alignment_length);
+  }
+  line += '\n';
+}
+
+// parasail_aligner's CSV: query index, target index, query length, target
+// length, score, query end, target end; so the two can be diffed directly.
+void append_csv(std::string& line, const AlignmentRecord& r) {
+  const AlignResult& a = *r.result;
+  bool first = true;
+  for (long long v : {static_cast<long long>(r.query_index), static_cast<long long>(r.target_index),
+                      static_cast<long long>(r.query_length),
+                      static_cast<long long>(r.target_length), static_cast<long long>(a.score),
+                      static_cast<long long>(a.query_end), static_cast<long long>(a.target_end)}) {
+    if (!first) line += ',';
+    first = false;
+    append_int(line, v);
+  }
+  line += '\n';
+}
+
+// qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue
+// bitscore. seqfuse computes no alignment statistics: evalue is "NA" and the
+// last column holds the raw score.
+void append_blast6(std::string& line, const AlignmentRecord& r) {
+  const AlignResult& a = *r.result;
+  const CigarCounts counts = count_cigar(a.cigar);
+  line += r.query_name;
+  line += '\t';
+  line += r.target_name;
+  line += '\t';
+  append_fixed(line, 100.0 * a.identity(), 3);
+  for (long long v :
+       {static_cast<long long>(a.alignment_length), counts.mismatches, counts.gap_opens,
+        static_cast<long long>(a.query_begin) + 1, static_cast<long long>(a.query_end) + 1,
+        static_cast<long long>(a.target_begin) + 1, static_cast<long long>(a.target_end) + 1}) {
+    line += '\t';
+    append_int(line, v);
+  }
+  line += "\tNA\t";
+  append_int(line, a.score);
+  line += '\n';
+}
+
+// The target is the reference. Local alignments soft-clip the query's
+// unaligned ends; a pair without aligned columns is an unmapped record.
+void append_sam(std::string& line, const AlignmentRecord& r) {
+  const AlignResult& a = *r.result;
+  const bool aligned = !a.cigar.empty();
+  line += r.query_name.empty() ? std::string_view("*") : r.query_name;
+  line += aligned ? "\t0\t" : "\t4\t";
+  line += aligned ? r.target_name : std::string_view("*");
+  line += '\t';
+  append_int(line, aligned ? a.target_begin + 1 : 0);
+  line += aligned ? "\t255\t" : "\t0\t";
+  if (aligned) {
+    if (a.query_begin > 0) {
+      append_int(line, a.query_begin);
+      line += 'S';
+    }
+    line += a.cigar;
+    const long long tail = static_cast<long long>(r.query_length) - 1 - a.query_end;
+    if (tail > 0) {
+      append_int(line, tail);
+      line += 'S';
+    }
+  } else {
+    line += '*';
+  }
+  line += "\t*\t0\t0\t";
+  line += r.query_sequence.empty() ? std::string_view("*") : r.query_sequence;
+  line += "\t*\tAS:i:";
+  append_int(line, a.score);
+  if (aligned) {
+    line += "\tNM:i:";
+    append_int(line, a.alignment_length - a.matches);
+  }
+  line += '\n';
 }
 
 }  // namespace
@@ -87,126 +191,37 @@ void AlignmentWriter::begin(const std::vector<Reference>& references) {
   out_.write(header);
 }
 
-void AlignmentWriter::write(const AlignmentRecord& r) {
-  line_.clear();
+void AlignmentWriter::format(const AlignmentRecord& r, std::string& line) const {
   switch (format_) {
     case OutputFormat::tsv:
-      write_tsv(r, '\t');
+      append_tsv(line, r, '\t', traceback_);
       break;
     case OutputFormat::csv:
-      write_csv(r);
+      append_csv(line, r);
       break;
     case OutputFormat::blast6:
-      write_blast6(r);
+      append_blast6(line, r);
       break;
     case OutputFormat::sam:
-      write_sam(r);
+      append_sam(line, r);
       break;
   }
+}
+
+void AlignmentWriter::write(const AlignmentRecord& r) {
+  line_.clear();
+  format(r, line_);
   out_.write(line_);
 }
 
-void AlignmentWriter::write_tsv(const AlignmentRecord& r, char sep) {
-  const AlignResult& a = *r.result;
-  line_ += r.query_name;
-  line_ += sep;
-  line_ += r.target_name;
-  for (long long v : {static_cast<long long>(r.query_length),
-                      static_cast<long long>(r.target_length), static_cast<long long>(a.score),
-                      static_cast<long long>(a.query_end), static_cast<long long>(a.target_end)}) {
-    line_ += sep;
-    append_int(line_, v);
-  }
-  if (traceback_) {
-    line_ += sep;
-    append_int(line_, a.query_begin);
-    line_ += sep;
-    append_int(line_, a.target_begin);
-    line_ += sep;
-    line_ += a.cigar.empty() ? "*" : a.cigar;
-    line_ += sep;
-    append_fixed(line_, a.identity(), 4);
-    line_ += sep;
-    append_int(line_, a.matches);
-    line_ += sep;
-    append_int(line_, a.alignment_length);
-  }
-  line_ += '\n';
-}
-
-// parasail_aligner's CSV: query index, target index, query length, target
-// length, score, query end, target end; so the two can be diffed directly.
-void AlignmentWriter::write_csv(const AlignmentRecord& r) {
-  const AlignResult& a = *r.result;
-  bool first = true;
-  for (long long v : {static_cast<long long>(r.query_index), static_cast<long long>(r.target_index),
-                      static_cast<long long>(r.query_length),
-                      static_cast<long long>(r.target_length), static_cast<long long>(a.score),
-                      static_cast<long long>(a.query_end), static_cast<long long>(a.target_end)}) {
-    if (!first) line_ += ',';
-    first = false;
-    append_int(line_, v);
-  }
-  line_ += '\n';
-}
-
-// qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue
-// bitscore. seqfuse computes no alignment statistics: evalue is "NA" and the
-// last column holds the raw score.
-void AlignmentWriter::write_blast6(const AlignmentRecord& r) {
-  const AlignResult& a = *r.result;
-  const CigarCounts counts = count_cigar(a.cigar);
-  line_ += r.query_name;
-  line_ += '\t';
-  line_ += r.target_name;
-  line_ += '\t';
-  append_fixed(line_, 100.0 * a.identity(), 3);
-  for (long long v :
-       {static_cast<long long>(a.alignment_length), counts.mismatches, counts.gap_opens,
-        static_cast<long long>(a.query_begin) + 1, static_cast<long long>(a.query_end) + 1,
-        static_cast<long long>(a.target_begin) + 1, static_cast<long long>(a.target_end) + 1}) {
-    line_ += '\t';
-    append_int(line_, v);
-  }
-  line_ += "\tNA\t";
-  append_int(line_, a.score);
-  line_ += '\n';
-}
-
-// The target is the reference. Local alignments soft-clip the query's
-// unaligned ends; a pair without aligned columns is an unmapped record.
-void AlignmentWriter::write_sam(const AlignmentRecord& r) {
-  const AlignResult& a = *r.result;
-  const bool aligned = !a.cigar.empty();
-  line_ += r.query_name.empty() ? std::string_view("*") : r.query_name;
-  line_ += aligned ? "\t0\t" : "\t4\t";
-  line_ += aligned ? r.target_name : std::string_view("*");
-  line_ += '\t';
-  append_int(line_, aligned ? a.target_begin + 1 : 0);
-  line_ += aligned ? "\t255\t" : "\t0\t";
-  if (aligned) {
-    if (a.query_begin > 0) {
-      append_int(line_, a.query_begin);
-      line_ += 'S';
-    }
-    line_ += a.cigar;
-    const long long tail = static_cast<long long>(r.query_length) - 1 - a.query_end;
-    if (tail > 0) {
-      append_int(line_, tail);
-      line_ += 'S';
-    }
-  } else {
-    line_ += '*';
-  }
-  line_ += "\t*\t0\t0\t";
-  line_ += r.query_sequence.empty() ? std::string_view("*") : r.query_sequence;
-  line_ += "\t*\tAS:i:";
-  append_int(line_, a.score);
-  if (aligned) {
-    line_ += "\tNM:i:";
-    append_int(line_, a.alignment_length - a.matches);
-  }
-  line_ += '\n';
+void AlignmentWriter::write_batch(std::size_t count, const RecordAt& record_at, unsigned threads,
+                                  std::size_t chunk) {
+  format_in_order(
+      count, chunk, threads,
+      [&](std::size_t begin, std::size_t end, std::string& text) {
+        for (std::size_t i = begin; i < end; ++i) format(record_at(i), text);
+      },
+      [&](std::string_view text) { out_.write(text); });
 }
 
 }  // namespace seqfuse::align

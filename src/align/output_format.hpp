@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,18 +42,27 @@ class AlignmentWriter {
     std::size_t length;
   };
 
+  // Records per chunk that write_batch formats on one thread: large enough
+  // that the hand-over costs nothing, small enough that a few chunks per
+  // thread in flight stay a few MB.
+  static constexpr std::size_t kBatchChunk = 16384;
+  using RecordAt = std::function<AlignmentRecord(std::size_t index)>;
+
   AlignmentWriter(OutputFile& out, OutputFormat format, bool traceback,
                   std::string_view command_line);
   // Writes the header (TSV column names; SAM @HD, @SQ, @PG); once, first.
   void begin(const std::vector<Reference>& references);
+  // Appends the line of one record to `line`. The only formatting code path;
+  // const and touching no writer state, so threads may call it at once.
+  void format(const AlignmentRecord& record, std::string& line) const;
   void write(const AlignmentRecord& record);
+  // Writes record_at(0) ... record_at(count - 1), the same bytes as write()
+  // on each in turn, formatted in chunks of `chunk` records on `threads`
+  // threads. record_at is called from those threads.
+  void write_batch(std::size_t count, const RecordAt& record_at, unsigned threads,
+                   std::size_t chunk = kBatchChunk);
 
  private:
-  void write_tsv(const AlignmentRecord& r, char separator);
-  void write_csv(const AlignmentRecord& r);
-  void write_blast6(const AlignmentRecord& r);
-  void write_sam(const AlignmentRecord& r);
-
   OutputFile& out_;
   OutputFormat format_;
   bool traceback_;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <memory_resource>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "align/align_job.hpp"
@@ -205,12 +206,26 @@ int run_align(const AlignConfig& config) {
       references.push_back({target_names.name(i), target_names.length(i)});
   }
   writer.begin(references);
+  // Formatting 1 M lines takes longer than aligning them on a GPU: batches
+  // of hits are formatted on all threads, in chunks written in order.
+  const auto write_hits = [&](std::span<const align::AlignHit> hits) {
+    writer.write_batch(
+        hits.size(),
+        [&](std::size_t i) {
+          const align::AlignHit& hit = hits[i];
+          return align::AlignmentRecord{hit.query,
+                                        hit.target,
+                                        query_batch.name(hit.query),
+                                        target_names.name(hit.target),
+                                        query_batch.sequence(hit.query),
+                                        query_batch.length(hit.query),
+                                        target_names.length(hit.target),
+                                        &hit.result};
+        },
+        job.threads);
+  };
   const align::AlignStats stats =
-      align::run_alignment(job, scheme, queries, targets, [&](const align::AlignHit& hit) {
-        writer.write({hit.query, hit.target, query_batch.name(hit.query),
-                      target_names.name(hit.target), query_batch.sequence(hit.query),
-                      query_batch.length(hit.query), target_names.length(hit.target), &hit.result});
-      });
+      align::run_alignment_batched(job, scheme, queries, targets, write_hits);
   trace("align: aligned and written");
   out.commit();
 
