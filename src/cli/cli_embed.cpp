@@ -111,7 +111,8 @@ int run_embed(const EmbedConfig& config) {
     check_dtype(DeviceChoice{});
   std::future<DeviceChoice> device_choice =
       std::async(std::launch::async, [&config] { return choose_device(config.common); });
-  const models::EsmModel model = models::load_esm_model(config.model);
+  const models::EsmModel model =
+      models::load_esm_model(config.model, resolve_threads(config.common.threads));
   const double load_seconds = clock.seconds();
   trace("embed: model loaded");
   // Device problems are reported before the input's.

@@ -1,14 +1,18 @@
 #include "models/esm_weights.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "models/safetensors.hpp"
 
 namespace seqfuse::models {
@@ -137,7 +141,38 @@ std::vector<float> default_inv_freq(int head_dim, double theta) {
 
 }  // namespace
 
-EsmModel load_esm_model(const fs::path& folder) {
+// Layer `i`'s weights, checked against config.json's shapes.
+static void load_layer(const TensorStore& store, const std::string& prefix, const EsmConfig& c,
+                       int i, EsmLayerWeights& layer) {
+  const auto H = static_cast<std::uint64_t>(c.hidden_size);
+  const auto I = static_cast<std::uint64_t>(c.intermediate_size);
+  const auto half_head = static_cast<std::uint64_t>(c.head_dim() / 2);
+  // transformers 5 writes the rotary buffer once, under a literal "*".
+  const std::string shared_inv_freq =
+      prefix + "encoder.layer.*.attention.self.rotary_embeddings.inv_freq";
+  const std::string base = prefix + "encoder.layer." + std::to_string(i) + ".";
+  read_norm(store, base + "attention.LayerNorm", H, layer.attention_norm_weight,
+            layer.attention_norm_bias);
+  read_linear(store, base + "attention.self.query", H, H, layer.query_weight, layer.query_bias);
+  read_linear(store, base + "attention.self.key", H, H, layer.key_weight, layer.key_bias);
+  read_linear(store, base + "attention.self.value", H, H, layer.value_weight, layer.value_bias);
+  read_linear(store, base + "attention.output.dense", H, H, layer.attention_output_weight,
+              layer.attention_output_bias);
+  read_norm(store, base + "LayerNorm", H, layer.ffn_norm_weight, layer.ffn_norm_bias);
+  read_linear(store, base + "intermediate.dense", I, H, layer.intermediate_weight,
+              layer.intermediate_bias);
+  read_linear(store, base + "output.dense", H, I, layer.output_weight, layer.output_bias);
+  const std::string own_inv_freq = base + "attention.self.rotary_embeddings.inv_freq";
+  if (store.contains(own_inv_freq)) {
+    layer.rotary_inv_freq = store.read(own_inv_freq, {half_head});
+  } else if (store.contains(shared_inv_freq)) {
+    layer.rotary_inv_freq = store.read(shared_inv_freq, {half_head});
+  } else {
+    layer.rotary_inv_freq = default_inv_freq(c.head_dim(), c.rope_theta);
+  }
+}
+
+EsmModel load_esm_model(const fs::path& folder, unsigned threads) {
   if (!fs::exists(folder))
     throw Error("model folder " + in_quotes(folder.string()) + " does not exist");
   if (!fs::is_directory(folder))
@@ -167,39 +202,28 @@ EsmModel load_esm_model(const fs::path& folder) {
   }
 
   const auto H = static_cast<std::uint64_t>(c.hidden_size);
-  const auto I = static_cast<std::uint64_t>(c.intermediate_size);
-  const auto half_head = static_cast<std::uint64_t>(c.head_dim() / 2);
   const std::string embeddings = prefix + "embeddings.word_embeddings.weight";
   model.stored_dtype = store.dtype_of(embeddings);
   model.word_embeddings = store.read(embeddings, {static_cast<std::uint64_t>(c.vocab_size), H});
 
-  // transformers 5 writes the rotary buffer once, under a literal "*".
-  const std::string shared_inv_freq =
-      prefix + "encoder.layer.*.attention.self.rotary_embeddings.inv_freq";
-  model.layers.resize(static_cast<std::size_t>(c.num_layers));
-  for (int i = 0; i < c.num_layers; ++i) {
-    EsmLayerWeights& layer = model.layers[static_cast<std::size_t>(i)];
-    const std::string base = prefix + "encoder.layer." + std::to_string(i) + ".";
-    read_norm(store, base + "attention.LayerNorm", H, layer.attention_norm_weight,
-              layer.attention_norm_bias);
-    read_linear(store, base + "attention.self.query", H, H, layer.query_weight, layer.query_bias);
-    read_linear(store, base + "attention.self.key", H, H, layer.key_weight, layer.key_bias);
-    read_linear(store, base + "attention.self.value", H, H, layer.value_weight, layer.value_bias);
-    read_linear(store, base + "attention.output.dense", H, H, layer.attention_output_weight,
-                layer.attention_output_bias);
-    read_norm(store, base + "LayerNorm", H, layer.ffn_norm_weight, layer.ffn_norm_bias);
-    read_linear(store, base + "intermediate.dense", I, H, layer.intermediate_weight,
-                layer.intermediate_bias);
-    read_linear(store, base + "output.dense", H, I, layer.output_weight, layer.output_bias);
-    const std::string own_inv_freq = base + "attention.self.rotary_embeddings.inv_freq";
-    if (store.contains(own_inv_freq)) {
-      layer.rotary_inv_freq = store.read(own_inv_freq, {half_head});
-    } else if (store.contains(shared_inv_freq)) {
-      layer.rotary_inv_freq = store.read(shared_inv_freq, {half_head});
-    } else {
-      layer.rotary_inv_freq = default_inv_freq(c.head_dim(), c.rope_theta);
+  const auto layer_count = static_cast<std::size_t>(c.num_layers);
+  model.layers.resize(layer_count);
+  // One layer per task; each writes only its own EsmLayerWeights, and the
+  // store is read-only (mapped files). The first failing layer's error is
+  // the one reported, as a sequential read would.
+  std::vector<std::exception_ptr> errors(layer_count);
+  const unsigned workers =
+      std::min<unsigned>(threads ? threads : std::max(1u, std::thread::hardware_concurrency()),
+                         static_cast<unsigned>(std::max<std::size_t>(layer_count, 1)));
+  parallel_chunks(layer_count, 1, workers, [&](unsigned, std::size_t first, std::size_t) {
+    try {
+      load_layer(store, prefix, c, static_cast<int>(first), model.layers[first]);
+    } catch (...) {
+      errors[first] = std::current_exception();
     }
-  }
+  });
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
   read_norm(store, prefix + "encoder.emb_layer_norm_after", H, model.final_norm_weight,
             model.final_norm_bias);
   return model;
