@@ -24,20 +24,9 @@ die() { echo "device-embed-bench: error: $*" >&2; exit 1; }
 [ -x bundle/bin/seqfuse ] || die "no bundle/bin/seqfuse: run scripts/device-bundle.sh --data here and carry 'bundle'"
 proteins=bundle/data/mmseqs_DB.fasta.gz
 [ -f "$proteins" ] || die "no $proteins: make the bundle with scripts/device-bundle.sh --data"
-# What device-run.sh does first, for a standalone run: unpack the bundle's
-# libraries, and find cuBLAS in the machine's CUDA (not carried).
-if [ -f bundle/libs.tar.xz ] && [ ! -d bundle/lib ]; then
-  xz -dc bundle/libs.tar.xz | tar -C bundle -xf -
-fi
-for cuda_lib in /usr/local/cuda-13.0/lib64 /usr/local/cuda/lib64; do
-  if [ -d "$cuda_lib" ]; then
-    case ":${LD_LIBRARY_PATH:-}:" in
-      *":$cuda_lib:"*) ;;
-      *) export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$cuda_lib" ;;
-    esac
-    break
-  fi
-done
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
+prepare_bundle
 
 # shellcheck disable=SC2206  # word splitting of EMBED_BENCH_ARGS is intended
 extra=(${EMBED_BENCH_ARGS:-})

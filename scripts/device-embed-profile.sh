@@ -18,15 +18,11 @@ mkdir -p "$OUT"
 die() { echo "device-embed-profile: error: $*" >&2; exit 1; }
 
 [ -x bundle/bin/seqfuse ] || die "no bundle/bin/seqfuse: run scripts/device-bundle.sh here and carry 'bundle'"
-ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1) ||
-  true
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
+prepare_bundle
+ncu=$(find_ncu)
 [ -n "$ncu" ] || die "ncu not found"
-if [ -f bundle/libs.tar.xz ] && [ ! -d bundle/lib ]; then
-  xz -dc bundle/libs.tar.xz | tar -C bundle -xf -
-fi
-for cuda_lib in /usr/local/cuda-13.0/lib64 /usr/local/cuda/lib64; do
-  [ -d "$cuda_lib" ] && { export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$cuda_lib"; break; }
-done
 
 shape=${EMBED_PROFILE_SHAPE:-t6}
 count=${EMBED_PROFILE_COUNT:-400}

@@ -15,9 +15,9 @@ die() { echo "device-kmer-spill-check: error: $*" >&2; exit 1; }
 sf=bundle/bin/seqfuse
 [ -x "$sf" ] || die "no $sf: run scripts/device-bundle.sh --data here and carry 'bundle'"
 [ -d bundle/data ] || die "no bundle/data: make the bundle with --data"
-if [ -f bundle/libs.tar.xz ] && [ ! -d bundle/lib ]; then
-  xz -dc bundle/libs.tar.xz | tar -C bundle -xf -
-fi
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
+prepare_bundle
 work=${TMPDIR:-/tmp}/seqfuse-spill-check
 mkdir -p "$work"
 scripts/make-bench-data.sh --from bundle/data --into "$work" --target-mb "${KMER_SPILL_MB:-200}" >/dev/null

@@ -1,0 +1,28 @@
+# shellcheck shell=bash
+# Sourced by the scripts/device-*.sh steps that run on the GPU machine with
+# bundle/ carried (device-run.sh does the same for its own steps):
+#   prepare_bundle  unpacks bundle/libs.tar.xz in place once, and puts the
+#                   machine's CUDA lib64 (cuBLASLt, not carried) on the
+#                   library path
+#   find_ncu        prints the path of Nsight Compute's ncu, or nothing
+# Call from the repo root.
+
+prepare_bundle() {
+  if [ -f bundle/libs.tar.xz ] && [ ! -d bundle/lib ]; then
+    xz -dc bundle/libs.tar.xz | tar -C bundle -xf -
+  fi
+  local cuda_lib
+  for cuda_lib in /usr/local/cuda-13.0/lib64 /usr/local/cuda/lib64; do
+    [ -d "$cuda_lib" ] || continue
+    case ":${LD_LIBRARY_PATH:-}:" in
+      *":$cuda_lib:"*) ;;
+      *) export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$cuda_lib" ;;
+    esac
+    break
+  done
+}
+
+find_ncu() {
+  command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1 ||
+    true
+}
