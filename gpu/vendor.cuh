@@ -156,15 +156,9 @@ __device__ inline unsigned long long warp_broadcast(unsigned long long value, in
 }
 
 // Butterfly exchange within the warp (all lanes must call it): the value of
-// lane (this lane xor `mask`).
-__device__ inline float warp_shuffle_xor(float value, int mask) {
-#if SEQFUSE_VENDOR_HIP
-  return __shfl_xor(value, mask);
-#else
-  return __shfl_xor_sync(full_lane_mask(), value, mask);
-#endif
-}
-__device__ inline double warp_shuffle_xor(double value, int mask) {
+// lane (this lane xor `mask`); T is float or double.
+template <class T>
+__device__ inline T warp_shuffle_xor(T value, int mask) {
 #if SEQFUSE_VENDOR_HIP
   return __shfl_xor(value, mask);
 #else

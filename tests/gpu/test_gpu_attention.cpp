@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "../unit/test_data.hpp"
 #include "gpu/nn/attention.hpp"
 #include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
@@ -25,12 +26,6 @@ namespace gpu = seqfuse::gpu;
 namespace nn = seqfuse::gpu::nn;
 
 namespace {
-
-std::uint64_t attention_seed() {
-  if (const char* fixed = std::getenv("SEQFUSE_TEST_SEED"))
-    return std::strtoull(fixed, nullptr, 10);
-  return std::random_device{}();
-}
 
 // Host values of one type, and their bytes as the device stores them.
 struct Typed {
@@ -188,7 +183,7 @@ std::vector<std::uint8_t> run_attention(const Batch& b, bool tensor_cores, gpu::
 
 TEST_CASE("attention kernels equal a float64 reference on random packed batches", "[gpu]") {
   REQUIRE_FALSE(gpu::devices().empty());
-  const std::uint64_t seed = attention_seed();
+  const std::uint64_t seed = seqfuse::test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
   std::mt19937_64 rng(seed);
   gpu::Stream stream;

@@ -20,12 +20,7 @@ namespace seqfuse::align::test {
 
 inline const std::filesystem::path kAlignData = seqfuse::test::data_dir() / "align";
 
-// A fresh seed each run; SEQFUSE_TEST_SEED=<n> replays a failure.
-inline std::uint64_t test_seed() {
-  if (const char* fixed = std::getenv("SEQFUSE_TEST_SEED"))
-    return std::strtoull(fixed, nullptr, 10);
-  return std::random_device{}();
-}
+using seqfuse::test::test_seed;
 
 class RandomSequences {
  public:

@@ -18,6 +18,7 @@
 #include "io/batch_reader.hpp"
 #include "io/parallel_fasta.hpp"
 #include "io/record_parser.hpp"
+#include "test_data.hpp"
 #include "test_io_support.hpp"
 
 using seqfuse::io::BatchLimits;
@@ -30,13 +31,6 @@ namespace t = seqfuse::io::test;
 using namespace std::string_literals;
 
 namespace {
-
-std::uint64_t test_seed() {
-  if (const char* fixed = std::getenv("SEQFUSE_TEST_SEED")) {
-    return std::strtoull(fixed, nullptr, 10);
-  }
-  return std::random_device{}();
-}
 
 // What read_all did before the fast path: RecordParser over the whole file.
 SequenceBatch sequential(const std::string& path) {
@@ -154,7 +148,7 @@ ParallelFastaOptions many_slices(FastaMaker& maker) {
 }  // namespace
 
 TEST_CASE("parallel FASTA: same batch as RecordParser on random inputs", "[io]") {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = seqfuse::test::test_seed();
   CAPTURE(seed);
   FastaMaker maker(seed);
   t::ScratchDir dir;
@@ -187,7 +181,7 @@ TEST_CASE("parallel FASTA: same batch as RecordParser on random inputs", "[io]")
 }
 
 TEST_CASE("parallel FASTA: a file above the small-file threshold, default options", "[io]") {
-  FastaMaker maker(test_seed(), /*headers_in_sequence=*/false);
+  FastaMaker maker(seqfuse::test::test_seed(), /*headers_in_sequence=*/false);
   t::ScratchDir dir;
   std::string text;
   while (text.size() < (std::size_t{12} << 20)) text += maker.make(2000, 300);
@@ -258,7 +252,7 @@ TEST_CASE("parallel FASTA: a named pipe is read once, by the sequential parser",
 }
 
 TEST_CASE("parallel FASTA: bad records give the sequential parser's message", "[io]") {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = seqfuse::test::test_seed();
   CAPTURE(seed);
   FastaMaker maker(seed);
   t::ScratchDir dir;

@@ -17,14 +17,11 @@
 #include "kmer/reference.hpp"
 #include "kmer/run_merge.hpp"
 #include "kmer/run_store.hpp"
+#include "test_data.hpp"
 
 namespace seqfuse::kmer::test {
 
-inline std::uint64_t test_seed() {
-  if (const char* fixed = std::getenv("SEQFUSE_TEST_SEED"))
-    return std::strtoull(fixed, nullptr, 10);
-  return std::random_device{}();
-}
+using seqfuse::test::test_seed;
 
 // Reads of length 0 to max_length: random bases in both cases, runs of N and
 // other IUPAC letters, homopolymers, tandem repeats and reverse-complement
