@@ -1,8 +1,9 @@
-// Element types of the ESM-2 GPU engine's GEMM operands (weights and the
-// activations that feed GEMMs), with their float conversions. Storage types
-// are plain 16-bit words, converted by bit arithmetic, so one definition
-// serves nvcc, hipcc and the host (no vendor half/bfloat16 headers).
-// Everything else (residual stream, LayerNorm, softmax, GEMM outputs) is fp32.
+// Element types of the ESM-2 GPU engine's 16-bit data (GEMM and attention
+// operands, the QKV and up-projection outputs), with their float
+// conversions. Storage types are plain 16-bit words, converted by bit
+// arithmetic, so one definition serves nvcc, hipcc and the host (no vendor
+// half/bfloat16 headers). The residual stream, LayerNorm statistics, softmax
+// and every accumulation stay fp32 (models/gpu_engine.hpp).
 #pragma once
 
 #include <cstddef>
