@@ -341,7 +341,7 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     const search16::Queries16 batch{uploaded.codes.as<std::uint8_t>(),
                                     uploaded.offsets.as<std::uint64_t>(),
                                     static_cast<std::uint32_t>(first)};
-    launch_score_db16(params.local, view, batch, count, uploaded.matrix.as<int>(),
+    launch_score_db16(params.local, params.end_cells, view, batch, count, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());
     copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * size() * count, stream_);

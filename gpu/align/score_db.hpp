@@ -29,6 +29,11 @@ struct ScoreParams {
   // that 16 bits cannot score exactly. False: 32-bit only, the default while
   // the 16-bit kernel is the slower one (align-gpu-notes.md).
   bool narrow_lanes = false;
+  // Local alignment: whether the 16-bit kernel finds each pair's end cell.
+  // False: scores only, ends kEndUnknown (the 32-bit kernel, which reruns
+  // saturated pairs, still reports them); a search locates the ends of the
+  // hits it keeps.
+  bool end_cells = true;
 };
 
 // What the last score() call did.
@@ -49,6 +54,8 @@ struct PairScore {
   std::int32_t query_end = -1;
   std::int32_t target_end = -1;
 };
+// End cell of a local score computed without ScoreParams::end_cells.
+inline constexpr std::int32_t kEndUnknown = -2;
 
 class DeviceTargetSet {
  public:

@@ -19,12 +19,13 @@
 //   substitution) is flagged (score kRerun): every cell computed before that
 //   is exact (its diagonal was below sat_limit), and the host reruns the
 //   pair with the 32-bit kernel.
-// - global (NW): values go down to about -(3 open + (m + n) extend); a bound
+// - global (NW): values go down to about -(4 open + (m + n) extend); a bound
 //   on the thread's longer pair (global_pair_fits) decides before any cell
 //   whether 16 bits are exact; otherwise both lanes are flagged at once.
 // Semantics are the 32-bit kernel's (reference_score's): score, and for
-// local alignment the first best cell in column-major order, (0, 0) for a
-// local score of 0, (-1, -1) for an empty sequence.
+// local alignment the first best cell in column-major order (unless ends are
+// not asked for: see score_lanes), (0, 0) for a local score of 0, (-1, -1)
+// for an empty sequence.
 #pragma once
 
 #include <algorithm>
@@ -114,19 +115,22 @@ inline Params16 make_params16(const ScoreParams& params) {
 
 // Whether the scoring can use 16-bit lanes at all: gap costs and scores far
 // inside the range, so that E, F >= -(open + extend), the biased profile
-// (substitution + open) and the past-the-end score never wrap.
+// (substitution + open) and the past-the-end score never wrap; and opening
+// at least as costly as extending (ScoringScheme's rule), which score_lanes'
+// F recurrence relies on.
 inline bool params_fit(const Params16& p) {
-  return p.open >= 0 && p.extend >= 0 && p.open + p.extend <= kParamLimit &&
+  return p.open >= p.extend && p.extend >= 0 && p.open + p.extend <= kParamLimit &&
          p.min_sub >= -kParamLimit && p.max_sub <= kParamLimit;
 }
 
 // Global alignment: whether every value of an m x n pair (and the thread's
 // partner, which is no longer) fits. H >= -(2 open + (m + n) extend) (the
 // all-gap path), E and F >= H - open, minus one more extend inside an
-// update, and a diagonal plus the lowest substitution; no value exceeds
-// min(m, n) x the best substitution (plus open in the biased profile sum).
+// update, F read once more as F - open, and a diagonal plus the lowest
+// substitution; no value exceeds min(m, n) x the best substitution (plus
+// open in the biased profile sum).
 SF_HOST_DEVICE bool global_pair_fits(std::int64_t m, std::int64_t n, const Params16& p) {
-  const std::int64_t lower = 3 * std::int64_t{p.open} + (m + n + 1) * std::int64_t{p.extend} +
+  const std::int64_t lower = 4 * std::int64_t{p.open} + (m + n + 1) * std::int64_t{p.extend} +
                              (p.min_sub < 0 ? -std::int64_t{p.min_sub} : 0);
   const std::int64_t upper = (m < n ? m : n) * (p.max_sub > 0 ? p.max_sub : 0) + p.open;
   return lower <= kNarrowLimit && upper <= kNarrowLimit;
@@ -174,14 +178,25 @@ SF_HOST_DEVICE int lane_s16(std::uint32_t x, int k) {
 // chunks(i0) returns the profile of rows i0 ... and is called once per chunk
 // by every thread of a block, in order, whatever its targets (the kernel's
 // version synchronizes the block there).
-template <bool kLocal, class Chunks>
+//
+// kEnds: whether local alignment finds its end cell. Without it a lane keeps
+// only its running best (one max per cell pair) and reports query_end =
+// target_end = kEndUnknown: the per-column search for the best cell's row
+// costs more than the DP itself when any of a warp's 64 lanes improves in
+// most columns, and a search only reports the end cells of its top hits,
+// which the host locates afterwards. Global alignment always ends at
+// (m - 1, n - 1).
+template <bool kLocal, bool kEnds, class Chunks>
 SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m, int n0, int n1,
                                 const Params16& p, Chunks& chunks, PairScore& out0,
                                 PairScore& out1) {
-  // "Minus infinity" for E and F before any gap: E and F are only ever read
-  // as E - extend inside an add-max, and -32768 + extend - extend = -32768
-  // is the lowest 16-bit value: no wrap, and never above a real candidate.
-  const std::uint32_t neg = splat_s16x2(-32768 + p.extend);
+  // "Minus infinity" for E before any gap: E is only ever read as E - extend
+  // inside an add-max, and -32768 + extend - extend = -32768 is the lowest
+  // 16-bit value: no wrap, and never above a real candidate. F is read as
+  // F - open (H = max(H', F)) and F - extend, so its minus
+  // infinity is -32768 + open (open >= extend: params_fit).
+  const std::uint32_t neg_e = splat_s16x2(-32768 + p.extend);
+  const std::uint32_t neg_f = splat_s16x2(-32768 + p.open);
   const std::uint32_t ext = splat_s16x2(-p.extend);
   const std::uint32_t minus_open = splat_s16x2(-p.open);
   const bool fits = kLocal || global_pair_fits(m, n0, p);
@@ -190,11 +205,18 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
   int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
   bool saturated[2] = {false, false};
   int last_h[2] = {0, 0};  // global: H(m - 1, n_k - 1)
+  // Without kEnds: the best H - open of every cell so far (H >= 0 locally).
+  std::uint32_t best_hm = minus_open;
 
-  // Registers hold Hm = H - open (not H): E and F then need no separate
-  // subtraction (E = max(E - extend, Hm_left), F = max(F - extend, Hm_up)),
-  // and the diagonal term H_diag + s = Hm_diag + (s + open) reads the
-  // +open-biased profile. H itself is computed once per cell.
+  // Registers hold Hm = H - open (not H): E needs no separate subtraction
+  // (E = max(E - extend, Hm_left)), and the diagonal term H_diag + s =
+  // Hm_diag + (s + open) reads the +open-biased profile.
+  //
+  // F, the gap coming down the column, is the only dependency from one row
+  // to the next. With H' = max(H_diag + s, E[, 0]) (no F in it), H =
+  // max(H', F) and F(i + 1) = max(F - extend, H - open) = max(F - extend,
+  // H' - open) as open >= extend: one add-max per row on the chain; H' of
+  // all rows can be computed ahead of it.
   std::uint32_t Hm[kRows];
   for (int i0 = 0; i0 < m; i0 += kRows) {
     const std::int16_t* profile = chunks(i0);
@@ -204,7 +226,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       // H(i, -1) - open; rows past a global query's end may wrap: nothing
       // real depends on them.
       Hm[r] = splat_s16x2((kLocal ? 0 : -gap16(i0 + r + 1, p)) - p.open);
-      E[r] = neg;
+      E[r] = neg_e;
     }
     const bool from_edge = i0 > 0;
     const bool to_edge = i0 + kRows < m;
@@ -227,32 +249,35 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       // Hm and F of row i0 - 1 at column j: the boundary row or the edge.
       std::uint32_t hm_up =
           from_edge ? edge_here.hm : splat_s16x2((kLocal ? 0 : -gap16(j + 1, p)) - p.open);
-      std::uint32_t f = from_edge ? edge_here.f : neg;
+      std::uint32_t f = from_edge ? edge_here.f : neg_f;
       std::uint32_t diag = diag_top;
       diag_top = hm_up;
       f = add_max_s16x2(f, ext, hm_up);  // F(i0, j)
       const std::int16_t* column0 = profile + (letters & 0xffu);
       const std::int16_t* column1 = profile + (letters >> 8);
-      std::uint32_t column_best = 0;
+      std::uint32_t column_best = minus_open;
       SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         const std::uint32_t e = add_max_s16x2(E[r], ext, Hm[r]);  // E(i, j)
         const std::uint32_t s =
             pack_s16x2(column0[r * kProfileStride], column1[r * kProfileStride]);
-        const std::uint32_t h = kLocal ? add_max_relu_s16x2(diag, s, max_s16x2(e, f))
-                                       : add_max_s16x2(diag, s, max_s16x2(e, f));
+        // H' - open, then H - open = max(H' - open, F - open).
+        const std::uint32_t hpm =
+            add_s16x2(kLocal ? add_max_relu_s16x2(diag, s, e) : add_max_s16x2(diag, s, e),
+                      minus_open);
+        const std::uint32_t hm = add_max_s16x2(f, minus_open, hpm);
         diag = Hm[r];
-        const std::uint32_t hm = add_s16x2(h, minus_open);
         Hm[r] = hm;
         E[r] = e;
-        if (kLocal) column_best = max_s16x2(column_best, h);
+        if (kLocal && kEnds) column_best = max_s16x2(column_best, hm);
+        if (kLocal && !kEnds) best_hm = max_s16x2(best_hm, hm);
         if (r + 1 < kRows) {
-          f = add_max_s16x2(f, ext, hm);  // F(i + 1, j)
+          f = add_max_s16x2(f, ext, hpm);  // F(i + 1, j)
         } else if (to_edge) {
           edge[static_cast<std::size_t>(j) * (kSlotGroup / 2)] = Edge16{hm, f};
         }
       }
-      if (kLocal) {
+      if (kLocal && kEnds) {
         // The first best cell in column-major order, per lane (as the 32-bit
         // kernel): a later chunk must beat an equal score at a smaller j.
         // Rows past the query's end and a shorter lane's padding columns
@@ -261,7 +286,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
         // they never win the maximum or a tie.
         SF_DEVICE_UNROLL
         for (int k = 0; k < 2; ++k) {
-          const int cb = lane_s16(column_best, k);
+          const int cb = lane_s16(column_best, k) + p.open;
           if (cb > best[k] || (cb == best[k] && j < best_j[k])) {
             best[k] = cb;
             best_j[k] = j;
@@ -272,7 +297,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
               if (lane_s16(Hm[r], k) == hm_best) best_i[k] = i0 + r;
           }
         }
-      } else if (last_chunk && j == n1 - 1) {
+      } else if (!kLocal && last_chunk && j == n1 - 1) {
         // Lane 1 ends here; later columns change its registers.
         SF_DEVICE_UNROLL
         for (int r = 0; r < kRows; ++r)
@@ -283,6 +308,15 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r)
         if (i0 + r == m - 1) last_h[0] = lane0_s16(Hm[r]) + p.open;
+    }
+  }
+  if (kLocal && !kEnds) {
+    // The same rows-past-the-end argument: the maximum is a real cell's. A
+    // lane at sat_limit may have wrapped after it; the maximum stays there.
+    SF_DEVICE_UNROLL
+    for (int k = 0; k < 2; ++k) {
+      best[k] = lane_s16(best_hm, k) + p.open;
+      saturated[k] = best[k] >= p.sat_limit;
     }
   }
 
@@ -300,11 +334,15 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       }
     } else if (!fits || saturated[k]) {
       result.score = kRerun;
-    } else if (kLocal) {
+    } else if (kLocal && kEnds) {
       result.score = best[k];
       // A local score of 0 is reported at cell (0, 0), as Parasail does.
       result.query_end = best_i[k] < 0 ? 0 : best_i[k];
       result.target_end = best_j[k] < 0 ? 0 : best_j[k];
+    } else if (kLocal) {
+      result.score = best[k];
+      result.query_end = kEndUnknown;
+      result.target_end = kEndUnknown;
     } else {
       result.score = last_h[k];
       result.query_end = m - 1;
@@ -394,7 +432,8 @@ inline std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t
 
 namespace seqfuse::gpu {
 // The 16-bit kernel's launcher (score_db16.cu); `stream` is a gpuStream_t.
-void launch_score_db16(bool local, const search16::Targets16& targets,
+// ends: local alignment finds end cells (score_lanes' kEnds).
+void launch_score_db16(bool local, bool ends, const search16::Targets16& targets,
                        const search16::Queries16& queries, std::uint32_t count, const int* matrix,
                        int alphabet, const search16::Params16& params, search16::Edge16* edges,
                        PairScore* out, void* stream);

@@ -112,14 +112,43 @@ AlignStats run_on_cpu(const AlignJob& job, const CpuEngine& engine, std::span<co
   return stats;
 }
 
-// Traced alignments must land on the scores the GPU found: a cheap check that
-// the two engines agree on every pair that is written out.
+// Traced alignments (or end cells located afterwards) must land on the scores
+// the GPU found: a cheap check that the two engines agree on every pair that
+// is written out. A score computed without its end cell agrees on the score.
 void replace_with_traced(const AlignResult& traced, AlignResult& scored) {
-  if (traced.score != scored.score || traced.query_end != scored.query_end ||
-      traced.target_end != scored.target_end)
+  const bool ends_known = scored.query_end != kEndNotComputed;
+  if (traced.score != scored.score ||
+      (ends_known &&
+       (traced.query_end != scored.query_end || traced.target_end != scored.target_end)))
     throw Error("internal: GPU score " + std::to_string(scored.score) +
                 " differs from the traced alignment's " + std::to_string(traced.score));
   scored = traced;
+}
+
+// Local search scores are computed without end cells when the kept hits are a
+// small share of the pairs (the search kernel is faster without them; see
+// search16_dp.hpp): the ends of the kept pairs then come from the pairs
+// kernel, or from the traceback.
+bool locate_ends_later(const AlignJob& job, std::size_t targets) {
+  return job.mode == AlignMode::local &&
+         (job.traceback || (job.top != 0 && job.top * 4 <= targets));
+}
+
+// Scores and end cells of the kept pairs (query, target) from the pairs
+// kernel: their letters gathered back to back, pair k against pair k.
+void score_kept_pairs(GpuPairScorer& scorer, std::span<const Codes> q, std::span<const Codes> t,
+                      std::span<const PairIndex> kept, std::vector<AlignResult>& out) {
+  std::vector<std::uint8_t> query_codes, target_codes;
+  std::vector<std::uint64_t> query_offsets{0}, target_offsets{0};
+  query_offsets.reserve(kept.size() + 1);
+  target_offsets.reserve(kept.size() + 1);
+  for (const PairIndex& pair : kept) {
+    query_codes.insert(query_codes.end(), q[pair.query].begin(), q[pair.query].end());
+    target_codes.insert(target_codes.end(), t[pair.target].begin(), t[pair.target].end());
+    query_offsets.push_back(query_codes.size());
+    target_offsets.push_back(target_codes.size());
+  }
+  scorer.score(query_codes, query_offsets, target_codes, target_offsets, out);
 }
 
 // --pairs on the GPU: scores from the pairs kernel (one thread per pair,
@@ -164,6 +193,11 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   GpuScorer scorer(scheme, job.mode, targets);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets);
+  const bool ends_later = locate_ends_later(job, t.size());
+  std::unique_ptr<GpuPairScorer> locator;
+  if (ends_later && !job.traceback)
+    locator = std::make_unique<GpuPairScorer>(scheme, job.mode, /*device_budget_bytes=*/0,
+                                              job.threads);
   std::vector<AlignResult> scores;
 
   const std::size_t chunk =
@@ -174,7 +208,7 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   std::vector<AlignHit> hits;
   for (std::size_t first = 0; first < q.size(); first += chunk) {
     const std::size_t count = std::min(chunk, q.size() - first);
-    scorer.score_all(queries, first, count, scores);
+    scorer.score_all(queries, first, count, scores, /*end_cells=*/!ends_later);
     stats.pairs += std::uint64_t{count} * t.size();
     stats.cells += cells_of(q.subspan(first, count), t);
 
@@ -189,17 +223,20 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     if (job.traceback) {
       traced.resize(kept.size());
       tracer->align_pairs(kept, traced);
+    } else if (locator) {
+      score_kept_pairs(*locator, q, t, kept, traced);
     }
     hits.clear();
     for (std::size_t k = 0; k < kept.size(); ++k) {
       AlignResult& result = scores[(kept[k].query - first) * t.size() + kept[k].target];
-      if (job.traceback) replace_with_traced(traced[k], result);
+      if (job.traceback || locator) replace_with_traced(traced[k], result);
       hits.push_back({kept[k].query, kept[k].target, std::move(result)});
     }
     emit(hits);
     if (job.progress) job.progress(first + count);
   }
-  stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
+  stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0) +
+                         (locator ? locator->device_seconds() : 0.0);
   return stats;
 }
 

@@ -51,9 +51,12 @@ GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedS
 
 GpuScorer::~GpuScorer() = default;
 
+static_assert(kEndNotComputed == gpu::kEndUnknown);
+
 void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
-                          std::vector<AlignResult>& out) {
+                          std::vector<AlignResult>& out, bool end_cells) {
   Stopwatch clock;
+  state_->params.end_cells = end_cells;
   const auto offsets = queries.offsets().subspan(first, count + 1);
   const auto codes =
       queries.flat_codes().subspan(offsets.front(), offsets.back() - offsets.front());
@@ -87,7 +90,7 @@ GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&) {
 }
 GpuScorer::~GpuScorer() = default;
 void GpuScorer::score_all(const EncodedSequences&, std::size_t, std::size_t,
-                          std::vector<AlignResult>&) {}
+                          std::vector<AlignResult>&, bool) {}
 
 #endif
 

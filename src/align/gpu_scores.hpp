@@ -12,6 +12,9 @@
 
 namespace seqfuse::align {
 
+// query_end and target_end of a local score computed without end cells.
+inline constexpr int kEndNotComputed = -2;
+
 [[nodiscard]] bool gpu_scores_compiled() noexcept;
 // Whether the GPU engine takes this scheme (alphabet of at most 32 letters).
 [[nodiscard]] bool gpu_can_score(const ScoringScheme& scheme);
@@ -25,8 +28,10 @@ class GpuScorer {
   GpuScorer& operator=(const GpuScorer&) = delete;
 
   // out[(q - first) * targets + t] for queries [first, first + count).
+  // Without end_cells, local results may carry query_end = target_end =
+  // kEndNotComputed: the search kernel is faster without finding them.
   void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
-                 std::vector<AlignResult>& out);
+                 std::vector<AlignResult>& out, bool end_cells = true);
 
   // Seconds spent inside score calls (upload, kernels, download).
   [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }

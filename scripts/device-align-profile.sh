@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Where the protein search kernels' time goes (issue #3): ncu on one launch
+# of each search kernel variant, the first ALIGN_PROFILE_QUERIES (default 64)
+# mmseqs2-examples queries against its 20,000 proteins, SW BLOSUM62 11/1:
+#   16-bit lanes, scores only   SEQFUSE_ALIGN_LANES=16, --top 10 (ends located afterwards)
+#   16-bit lanes, end cells     SEQFUSE_ALIGN_LANES=16, --top 0 (every pair kept)
+#   32-bit                      SEQFUSE_ALIGN_LANES=32, --top 10
+# ncu runs with --clock-control none (METHOD.md). Writes
+# $OUT/align-profile.txt (ncu's details per kernel) and
+# $OUT/align-search-sass.txt (the search kernels' SASS). Needs bundle/ with
+# --data. Standalone, or as device-run.sh's extra step:
+#   DEVICE_EXTRA=scripts/device-align-profile.sh bash scripts/device-run.sh --no-cpu-tests
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+OUT=${OUT:-$repo/device-out}
+mkdir -p "$OUT"
+die() { echo "device-align-profile: error: $*" >&2; exit 1; }
+
+[ -x bundle/bin/seqfuse ] || die "no bundle/bin/seqfuse: run scripts/device-bundle.sh --data here and carry 'bundle'"
+[ -f bundle/data/mmseqs_DB.fasta.gz ] || die "no bundle/data/mmseqs_DB.fasta.gz: bundle with --data"
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
+prepare_bundle
+ncu=$(find_ncu)
+[ -n "$ncu" ] || die "ncu not found"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+gzip -dc bundle/data/mmseqs_DB.fasta.gz >"$work/DB.fasta"
+gzip -dc bundle/data/mmseqs_QUERY.fasta.gz |
+  awk -v n="${ALIGN_PROFILE_QUERIES:-64}" '/^>/ { if (++k > n) exit } { print }' >"$work/QUERY.fasta"
+
+page=$OUT/align-profile.txt
+{
+  echo "# seqfuse align-sw search kernels under ncu ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+  echo "# machine: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -n1)"
+  echo "# seqfuse: $(bundle/bin/seqfuse --version 2>&1 | head -n1)"
+  echo "# input: $(grep -c '>' "$work/QUERY.fasta") queries x $(grep -c '>' "$work/DB.fasta") proteins"
+} >"$page"
+
+profile() {  # profile LABEL LANES TOP
+  echo "== $1 (SEQFUSE_ALIGN_LANES=$2, --top $3)" | tee -a "$page"
+  SEQFUSE_ALIGN_LANES=$2 "$ncu" --clock-control none -k regex:score_db --launch-count 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats \
+    --section WarpStateStats --section Occupancy --section LaunchStats \
+    --metrics smsp__thread_inst_executed.sum,sm__inst_executed.sum,smsp__inst_executed_op_shared_ld.sum \
+    bundle/bin/seqfuse align-sw "$work/QUERY.fasta" "$work/DB.fasta" --top "$3" \
+    -t "$(nproc)" -o /dev/null >>"$page" 2>"$work/ncu.err" ||
+    { tail -n 20 "$work/ncu.err" >&2; die "ncu failed ($1)"; }
+}
+profile "16-bit lanes, scores only" 16 10
+profile "16-bit lanes, end cells" 16 0
+profile "32-bit lanes" 32 10
+grep -E '^==|Duration|Executed Ipc Active|Issue Slots Busy|No Eligible|Achieved Occupancy|Registers Per|thread_inst_executed|sm__inst_executed|Stall' "$page" | head -n 120
+
+cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+if [ -x "$cuobjdump" ]; then
+  "$cuobjdump" -sass bundle/bin/seqfuse 2>/dev/null |
+    awk '/Function : /{keep = ($0 ~ /score_db/)} keep' >"$OUT/align-search-sass.txt"
+  echo "SASS of the search kernels: $(grep -c 'Function : ' "$OUT/align-search-sass.txt") functions -> \$OUT/align-search-sass.txt"
+fi
