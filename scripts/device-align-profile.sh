@@ -29,8 +29,9 @@ ncu=$(find_ncu)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gzip -dc bundle/data/mmseqs_DB.fasta.gz >"$work/DB.fasta"
-gzip -dc bundle/data/mmseqs_QUERY.fasta.gz |
-  awk -v n="${ALIGN_PROFILE_QUERIES:-64}" '/^>/ { if (++k > n) exit } { print }' >"$work/QUERY.fasta"
+gzip -dc bundle/data/mmseqs_QUERY.fasta.gz >"$work/all-queries.fasta"
+awk -v n="${ALIGN_PROFILE_QUERIES:-64}" '/^>/ { if (++k > n) exit } { print }' \
+  "$work/all-queries.fasta" >"$work/QUERY.fasta"
 
 page=$OUT/align-profile.txt
 {

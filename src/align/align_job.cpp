@@ -127,28 +127,14 @@ void replace_with_traced(const AlignResult& traced, AlignResult& scored) {
 
 // Local search scores are computed without end cells when the kept hits are a
 // small share of the pairs (the search kernel is faster without them; see
-// search16_dp.hpp): the ends of the kept pairs then come from the pairs
-// kernel, or from the traceback.
+// search16_dp.hpp): the ends of the kept pairs then come from the traceback
+// or from the CPU engine's striped scorer on -t threads. A few thousand kept
+// pairs take milliseconds there; the GPU pairs kernel (one thread per pair)
+// took 1.3 s on the search, its time set by the longest pair (H100,
+// session 7).
 bool locate_ends_later(const AlignJob& job, std::size_t targets) {
   return job.mode == AlignMode::local &&
          (job.traceback || (job.top != 0 && job.top * 4 <= targets));
-}
-
-// Scores and end cells of the kept pairs (query, target) from the pairs
-// kernel: their letters gathered back to back, pair k against pair k.
-void score_kept_pairs(GpuPairScorer& scorer, std::span<const Codes> q, std::span<const Codes> t,
-                      std::span<const PairIndex> kept, std::vector<AlignResult>& out) {
-  std::vector<std::uint8_t> query_codes, target_codes;
-  std::vector<std::uint64_t> query_offsets{0}, target_offsets{0};
-  query_offsets.reserve(kept.size() + 1);
-  target_offsets.reserve(kept.size() + 1);
-  for (const PairIndex& pair : kept) {
-    query_codes.insert(query_codes.end(), q[pair.query].begin(), q[pair.query].end());
-    target_codes.insert(target_codes.end(), t[pair.target].begin(), t[pair.target].end());
-    query_offsets.push_back(query_codes.size());
-    target_offsets.push_back(target_codes.size());
-  }
-  scorer.score(query_codes, query_offsets, target_codes, target_offsets, out);
 }
 
 // --pairs on the GPU: scores from the pairs kernel (one thread per pair,
@@ -194,10 +180,10 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets);
   const bool ends_later = locate_ends_later(job, t.size());
-  std::unique_ptr<GpuPairScorer> locator;
+  std::unique_ptr<CpuEngine> locator;
   if (ends_later && !job.traceback)
-    locator = std::make_unique<GpuPairScorer>(scheme, job.mode, /*device_budget_bytes=*/0,
-                                              job.threads);
+    locator = std::make_unique<CpuEngine>(scheme, job.mode,
+                                          CpuEngineOptions{.threads = job.threads});
   std::vector<AlignResult> scores;
 
   const std::size_t chunk =
@@ -224,7 +210,10 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
       traced.resize(kept.size());
       tracer->align_pairs(kept, traced);
     } else if (locator) {
-      score_kept_pairs(*locator, q, t, kept, traced);
+      traced.resize(kept.size());
+      locator->align_pairs(q, t, kept, traced);
+      seqfuse::trace("align search: end cells of " + std::to_string(kept.size()) +
+                     " kept hits located on the CPU");
     }
     hits.clear();
     for (std::size_t k = 0; k < kept.size(); ++k) {
@@ -235,8 +224,7 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     emit(hits);
     if (job.progress) job.progress(first + count);
   }
-  stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0) +
-                         (locator ? locator->device_seconds() : 0.0);
+  stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
   return stats;
 }
 

@@ -31,21 +31,13 @@ GpuPairScorer::~GpuPairScorer() = default;
 
 void GpuPairScorer::score(const EncodedSequences& queries, const EncodedSequences& targets,
                           std::vector<AlignResult>& out) {
-  score(queries.flat_codes(), queries.offsets(), targets.flat_codes(), targets.offsets(), out);
-}
-
-void GpuPairScorer::score(std::span<const std::uint8_t> query_codes,
-                          std::span<const std::uint64_t> query_offsets,
-                          std::span<const std::uint8_t> target_codes,
-                          std::span<const std::uint64_t> target_offsets,
-                          std::vector<AlignResult>& out) {
-  if (query_offsets.size() != target_offsets.size())
+  if (queries.size() != targets.size())
     throw Error("internal: pairs need as many targets as queries");
   Stopwatch clock;
-  state_->scores.assign(query_offsets.empty() ? 0 : query_offsets.size() - 1, gpu::PairScore{});
+  state_->scores.assign(queries.size(), gpu::PairScore{});
   const gpu::Status status =
-      state_->engine.score(state_->params, query_codes, query_offsets, target_codes,
-                           target_offsets, state_->scores, budget_,
+      state_->engine.score(state_->params, queries.flat_codes(), queries.offsets(),
+                           targets.flat_codes(), targets.offsets(), state_->scores, budget_,
                            /*force_wide_edges=*/false, threads_);
   if (status != gpu::Status::kSuccess)
     throw Error(std::string("GPU pair alignment refused its input: ") + gpu::to_string(status));
@@ -70,9 +62,6 @@ GpuPairScorer::GpuPairScorer(const ScoringScheme&, AlignMode, std::uint64_t, uns
 }
 GpuPairScorer::~GpuPairScorer() = default;
 void GpuPairScorer::score(const EncodedSequences&, const EncodedSequences&,
-                          std::vector<AlignResult>&) {}
-void GpuPairScorer::score(std::span<const std::uint8_t>, std::span<const std::uint64_t>,
-                          std::span<const std::uint8_t>, std::span<const std::uint64_t>,
                           std::vector<AlignResult>&) {}
 
 #endif

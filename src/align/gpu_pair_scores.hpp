@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <vector>
 
 #include "align/alignment.hpp"
@@ -28,13 +27,6 @@ class GpuPairScorer {
   // reference_score). Throws when the counts differ or the device refuses.
   void score(const EncodedSequences& queries, const EncodedSequences& targets,
              std::vector<AlignResult>& out);
-  // The same for pairs given as letter codes back to back: pair k is
-  // query_codes[query_offsets[k], query_offsets[k + 1]) against the same
-  // range of the targets.
-  void score(std::span<const std::uint8_t> query_codes,
-             std::span<const std::uint64_t> query_offsets,
-             std::span<const std::uint8_t> target_codes,
-             std::span<const std::uint64_t> target_offsets, std::vector<AlignResult>& out);
 
   // Over all calls: seconds inside score() (packing, copies, kernels) and
   // inside the kernels alone (device events).
