@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
 #include "../primitives/dpx.cuh"
 #include "score_db.hpp"
@@ -201,10 +202,35 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   search16::TargetLayout layout = search16::build_target_layout(codes, offsets);
   order_ = std::move(layout.order);
   interleaved_bytes_ = layout.interleaved;
+  long_slots_ = long_slot_count(layout.slot_len);
+  long_interleaved_ =
+      long_slots_ < count ? layout.slot_base[long_slots_] : layout.interleaved;  // a group start
   codes_ = upload(layout.codes.data(), layout.codes.size(), stream_);
   slot_len_ = upload(layout.slot_len.data(), layout.slot_len.size(), stream_);
   slot_base_ = upload(layout.slot_base.data(), layout.slot_base.size(), stream_);
   stream_.synchronize();  // the host staging vectors die here
+}
+
+// The longest targets, which the 32-bit kernel scores (one per thread) beside
+// the 16-bit kernel on the rest. One thread sweeps a whole pair, so a launch
+// lasts at least as long as its longest pair; in 16-bit lanes a thread sweeps
+// two pairs at once, and the longest pairs of a database with a long tail
+// (mmseqs2-examples: 8,081 residues against a mean of 453) then set the time
+// while the other multiprocessors idle (ncu, H100: active 30 % of the
+// launch). The long slots: longer than 4x the mean, at most 1 % of the
+// slots, rounded up to whole pairs of groups (so the 16-bit part starts on a
+// group and a thread's two slots share it).
+std::uint32_t DeviceTargetSet::long_slot_count(std::span<const std::uint32_t> slot_len) {
+  if (slot_len.empty()) return 0;
+  std::uint64_t residues = 0;
+  for (std::uint32_t len : slot_len) residues += len;
+  const std::uint64_t limit = 4 * residues / slot_len.size();
+  const std::size_t cap = slot_len.size() / 100;
+  std::size_t count = 0;
+  while (count < cap && slot_len[count] > limit) ++count;  // sorted longest first
+  if (count == 0) return 0;
+  const std::size_t unit = 2 * kSlotGroup;
+  return static_cast<std::uint32_t>(std::min(slot_len.size(), (count + unit - 1) / unit * unit));
 }
 
 Status DeviceTargetSet::can_implement(const ScoreParams& params) {
@@ -215,39 +241,39 @@ Status DeviceTargetSet::can_implement(const ScoreParams& params) {
   return Status::kSuccess;
 }
 
-// The checks, and the queries and matrix copied to the device.
+// The checks, and the chosen queries and the matrix copied to the device,
+// longest first: a launch's blocks start in order (query by query, longest
+// targets first), so the longest work starts first and the short work fills
+// the end. rows[k]: the out row of uploaded query k.
 struct DeviceTargetSet::QueryUpload {
   DeviceBuffer matrix, codes, offsets;
+  std::vector<std::uint32_t> rows;
 };
 
 Status DeviceTargetSet::upload_queries(const ScoreParams& params,
                                        std::span<const std::uint8_t> query_codes,
                                        std::span<const std::uint64_t> query_offsets,
-                                       QueryUpload& upload_out) {
+                                       std::vector<std::uint32_t> rows, QueryUpload& upload_out) {
   if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   for (std::uint8_t c : query_codes)
     if (c >= params.alphabet_size) return Status::kInvalidArgument;
+  const auto length = [&](std::uint32_t q) { return query_offsets[q + 1] - query_offsets[q]; };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return length(a) > length(b); });
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint64_t> offsets{0};
+  offsets.reserve(rows.size() + 1);
+  for (std::uint32_t q : rows) {
+    codes.insert(codes.end(), query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q]),
+                 query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q + 1]));
+    offsets.push_back(codes.size());
+  }
   upload_out.matrix = upload(params.matrix.data(), params.matrix.size(), stream_);
-  upload_out.codes = upload(query_codes.data(), query_codes.size(), stream_);
-  upload_out.offsets = upload(query_offsets.data(), query_offsets.size(), stream_);
+  upload_out.codes = upload(codes.data(), codes.size(), stream_);
+  upload_out.offsets = upload(offsets.data(), offsets.size(), stream_);
+  upload_out.rows = std::move(rows);
+  stream_.synchronize();  // the staging vectors die here
   return Status::kSuccess;
-}
-
-// One launch over every slot: `count` queries from `first`. Scores land in
-// by_slot[q * size() + slot].
-void DeviceTargetSet::launch(const ScoreParams& params, const QueryUpload& queries,
-                             std::uint32_t first, std::uint32_t count, DeviceBuffer& edges,
-                             DeviceBuffer& scores, std::vector<PairScore>& by_slot) {
-  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
-                         slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
-                         interleaved_bytes_};
-  const QueryBatch batch{queries.codes.as<std::uint8_t>(), queries.offsets.as<std::uint64_t>(),
-                         first};
-  launch_score_db(params.local, view, batch, count, queries.matrix.as<int>(), params.alphabet_size,
-                  GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
-                  scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
-  copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * size() * count, stream_);
-  stream_.synchronize();
 }
 
 Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
@@ -255,8 +281,10 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
                               std::span<PairScore> out) {
   const std::size_t queries = query_offsets.empty() ? 0 : query_offsets.size() - 1;
   if (out.size() != queries * size()) return Status::kInvalidSize;
+  std::vector<std::uint32_t> all(queries);
+  std::iota(all.begin(), all.end(), 0u);
   QueryUpload uploaded;
-  if (const Status s = upload_queries(params, query_codes, query_offsets, uploaded);
+  if (const Status s = upload_queries(params, query_codes, query_offsets, std::move(all), uploaded);
       s != Status::kSuccess)
     return s;
   stats_ = ScoreStats{};
@@ -264,46 +292,75 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   if (queries == 0 || size() == 0) return Status::kSuccess;
 
   if (!params.narrow_lanes || !search16::params_fit(search16::make_params16(params))) {
-    score_wide(params, uploaded, queries, {}, out);
+    score_wide(params, uploaded, out);
     return Status::kSuccess;
   }
   std::vector<std::uint32_t> rerun;
-  score_narrow(params, uploaded, queries, out, rerun);
+  score_narrow(params, uploaded, out, rerun);
   if (rerun.empty()) return Status::kSuccess;
 
   // The queries of flagged pairs, whole rows at 32 bits: flagged pairs are
   // rare (local scores near 32,767, global pairs past the a-priori bound),
   // and a row reuses the unchanged 32-bit launch path.
-  std::vector<std::uint8_t> codes;
-  std::vector<std::uint64_t> offsets{0};
-  for (std::uint32_t q : rerun) {
-    codes.insert(codes.end(), query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q]),
-                 query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q + 1]));
-    offsets.push_back(codes.size());
-  }
   QueryUpload subset;
-  if (const Status s = upload_queries(params, codes, offsets, subset); s != Status::kSuccess)
-    return s;
   stats_.rerun_queries = static_cast<std::uint32_t>(rerun.size());
   stats_.rerun_pairs = rerun.size() * size();
-  score_wide(params, subset, rerun.size(), rerun, out);
+  if (const Status s =
+          upload_queries(params, query_codes, query_offsets, std::move(rerun), subset);
+      s != Status::kSuccess)
+    return s;
+  score_wide(params, subset, out);
   return Status::kSuccess;
 }
 
-// Queries per launch: many, so the longest targets' blocks of one launch
-// overlap with the work of the others; bounded by the edge memory (each
-// query in flight needs its edge cells), a quarter of what is free and at
-// most 8 GiB.
-static std::uint32_t queries_per_launch(std::uint64_t edge_bytes_per_query) {
+// Queries per launch: as many as the edge memory allows (each query in flight
+// needs its edge cells; half of what is free, at most 16 GiB), so the short
+// work of many queries fills the time of the longest pairs; at most 2^24
+// scores per launch on the host.
+std::uint32_t DeviceTargetSet::queries_per_launch(std::uint64_t edge_bytes_per_query) const {
   const std::uint64_t edge_budget = std::clamp<std::uint64_t>(
-      free_device_memory() / 4, std::uint64_t{256} << 20, std::uint64_t{8} << 30);
-  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
-      edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), 1, 64));
+      free_device_memory() / 2, std::uint64_t{256} << 20, std::uint64_t{16} << 30);
+  const std::uint64_t by_scores = (std::uint64_t{1} << 24) / std::max<std::size_t>(size(), 1);
+  return static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(std::min(edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1),
+                                         by_scores),
+                                1, UINT32_MAX));
+}
+
+// The 32-bit kernel over slots [0, slot_end) for `count` uploaded queries from
+// `first`, on `stream`; scores to by_slot[q * slot_end + slot] once the
+// stream is synchronized.
+void DeviceTargetSet::launch_wide(const ScoreParams& params, const QueryUpload& queries,
+                                  std::uint32_t first, std::uint32_t count, std::uint32_t slot_end,
+                                  std::uint64_t interleaved_end, DeviceBuffer& edges,
+                                  DeviceBuffer& scores, std::vector<PairScore>& by_slot,
+                                  Stream& stream) {
+  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
+                         slot_base_.as<std::uint64_t>(), slot_end, interleaved_end};
+  const QueryBatch batch{queries.codes.as<std::uint8_t>(), queries.offsets.as<std::uint64_t>(),
+                         first};
+  launch_score_db(params.local, view, batch, count, queries.matrix.as<int>(), params.alphabet_size,
+                  GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
+                  scores.as<PairScore>(), static_cast<gpuStream_t>(stream.native()));
+  copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * slot_end * count, stream);
+}
+
+// by_slot[q * slots + s] (slots first_slot .. first_slot + slots - 1, uploaded
+// queries first ..) to out[rows[query] * size() + order_[slot]].
+void DeviceTargetSet::scatter(std::span<const PairScore> by_slot, const QueryUpload& queries,
+                              std::uint32_t first, std::uint32_t count, std::uint32_t first_slot,
+                              std::uint32_t slots, std::span<PairScore> out) const {
+  for (std::uint32_t q = 0; q < count; ++q) {
+    const std::size_t row = queries.rows[first + q];
+    for (std::uint32_t s = 0; s < slots; ++s)
+      out[row * size() + order_[first_slot + s]] = by_slot[std::size_t{q} * slots + s];
+  }
 }
 
 void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& uploaded,
-                                 std::size_t queries, std::span<const std::uint32_t> rows,
                                  std::span<PairScore> out) {
+  const std::size_t queries = uploaded.rows.size();
+  const auto slots = static_cast<std::uint32_t>(size());
   const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(int2);
   const std::uint32_t per_launch = queries_per_launch(edge_bytes_per_query);
   DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
@@ -312,47 +369,77 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    launch(params, uploaded, static_cast<std::uint32_t>(first), count, edges, scores, by_slot);
-    for (std::uint32_t q = 0; q < count; ++q) {
-      const std::size_t row = rows.empty() ? first + q : rows[first + q];
-      for (std::size_t s = 0; s < size(); ++s)
-        out[row * size() + order_[s]] = by_slot[q * size() + s];
-    }
+    launch_wide(params, uploaded, static_cast<std::uint32_t>(first), count, slots,
+                interleaved_bytes_, edges, scores, by_slot, stream_);
+    stream_.synchronize();
+    scatter(by_slot, uploaded, static_cast<std::uint32_t>(first), count, 0, slots, out);
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));
 }
 
+// The 16-bit kernel over the slots past long_slots_ and, on a second stream
+// at the same time, the 32-bit kernel over the long slots.
 void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload& uploaded,
-                                   std::size_t queries, std::span<PairScore> out,
-                                   std::vector<std::uint32_t>& rerun) {
+                                   std::span<PairScore> out, std::vector<std::uint32_t>& rerun) {
+  const std::size_t queries = uploaded.rows.size();
   const search16::Params16 p16 = search16::make_params16(params);
-  const std::uint64_t edge_bytes_per_query = (interleaved_bytes_ / 2) * sizeof(search16::Edge16);
-  const std::uint32_t per_launch = queries_per_launch(edge_bytes_per_query);
-  DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
-  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
-  std::vector<PairScore> by_slot(size() * per_launch);
-  const search16::Targets16 view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
-                                 slot_base_.as<std::uint64_t>(), static_cast<std::uint32_t>(size()),
-                                 interleaved_bytes_};
+  const auto narrow_slots = static_cast<std::uint32_t>(size() - long_slots_);
+  const std::uint64_t narrow_bytes = interleaved_bytes_ - long_interleaved_;
+  const std::uint64_t narrow_edge_bytes = (narrow_bytes / 2) * sizeof(search16::Edge16);
+  const std::uint64_t long_edge_bytes = long_interleaved_ * sizeof(int2);
+  const std::uint32_t per_launch = queries_per_launch(narrow_edge_bytes + long_edge_bytes);
+  DeviceBuffer edges = scratch_pool_.acquire(narrow_edge_bytes * per_launch);
+  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * narrow_slots * per_launch);
+  DeviceBuffer long_edges, long_scores;
+  if (long_slots_ > 0) {
+    long_edges = scratch_pool_.acquire(long_edge_bytes * per_launch);
+    long_scores = scratch_pool_.acquire(sizeof(PairScore) * long_slots_ * per_launch);
+  }
+  std::vector<PairScore> by_slot(std::size_t{narrow_slots} * per_launch);
+  std::vector<PairScore> long_by_slot(std::size_t{long_slots_} * per_launch);
+  const search16::Targets16 view{codes_.as<std::uint8_t>(),
+                                 slot_len_.as<std::uint32_t>() + long_slots_,
+                                 slot_base_.as<std::uint64_t>() + long_slots_,
+                                 narrow_slots,
+                                 narrow_bytes,
+                                 long_interleaved_};
+  Event uploaded_event;
+  uploaded_event.record(stream_);
+  uploaded_event.make_wait(long_stream_);
+  std::vector<std::uint32_t> flagged_queries;
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
+    if (long_slots_ > 0)
+      launch_wide(params, uploaded, static_cast<std::uint32_t>(first), count, long_slots_,
+                  long_interleaved_, long_edges, long_scores, long_by_slot, long_stream_);
     const search16::Queries16 batch{uploaded.codes.as<std::uint8_t>(),
                                     uploaded.offsets.as<std::uint64_t>(),
                                     static_cast<std::uint32_t>(first)};
     launch_score_db16(params.local, params.end_cells, view, batch, count, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());
-    copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * size() * count, stream_);
+    copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * narrow_slots * count, stream_);
+    long_stream_.synchronize();
     stream_.synchronize();
-    stats_.narrow_pairs += std::uint64_t{count} * size();
-    stats_.flagged_pairs +=
-        search16::scatter16(std::span<const PairScore>(by_slot.data(), std::size_t{count} * size()),
-                            static_cast<std::uint32_t>(first), count, order_, out, rerun);
+    scatter(long_by_slot, uploaded, static_cast<std::uint32_t>(first), count, 0, long_slots_, out);
+    stats_.narrow_pairs += std::uint64_t{count} * narrow_slots;
+    flagged_queries.clear();
+    stats_.flagged_pairs += search16::scatter16(
+        std::span<const PairScore>(by_slot.data(), std::size_t{count} * narrow_slots),
+        static_cast<std::uint32_t>(first), count, narrow_slots, flagged_queries,
+        [&](std::uint32_t q, std::uint32_t slot, const PairScore& r) {
+          out[std::size_t{uploaded.rows[q]} * size() + order_[long_slots_ + slot]] = r;
+        });
+    for (std::uint32_t q : flagged_queries) rerun.push_back(uploaded.rows[q]);
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));
+  if (long_slots_ > 0) {
+    scratch_pool_.release(std::move(long_edges));
+    scratch_pool_.release(std::move(long_scores));
+  }
 }
 
 }  // namespace seqfuse::gpu

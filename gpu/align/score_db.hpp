@@ -82,25 +82,36 @@ class DeviceTargetSet {
 
  private:
   struct QueryUpload;
+  // Queries `rows` (indices into the query set, which are also their out
+  // rows) checked and uploaded, longest first.
   [[nodiscard]] Status upload_queries(const ScoreParams& params,
                                       std::span<const std::uint8_t> query_codes,
                                       std::span<const std::uint64_t> query_offsets,
-                                      QueryUpload& upload_out);
-  void launch(const ScoreParams& params, const QueryUpload& queries, std::uint32_t first,
-              std::uint32_t count, DeviceBuffer& edges, DeviceBuffer& scores,
-              std::vector<PairScore>& by_slot);
-  // The 32-bit kernel over every query of `queries`; query q's scores go to
-  // out row rows[q] (row q when rows is empty).
-  void score_wide(const ScoreParams& params, const QueryUpload& queries, std::size_t count,
-                  std::span<const std::uint32_t> rows, std::span<PairScore> out);
-  // The 16-bit kernel over every query; appends the queries with flagged
-  // pairs to `rerun` (their out rows are incomplete).
-  void score_narrow(const ScoreParams& params, const QueryUpload& queries, std::size_t count,
+                                      std::vector<std::uint32_t> rows, QueryUpload& upload_out);
+  [[nodiscard]] static std::uint32_t long_slot_count(std::span<const std::uint32_t> slot_len);
+  [[nodiscard]] std::uint32_t queries_per_launch(std::uint64_t edge_bytes_per_query) const;
+  void launch_wide(const ScoreParams& params, const QueryUpload& queries, std::uint32_t first,
+                   std::uint32_t count, std::uint32_t slot_end, std::uint64_t interleaved_end,
+                   DeviceBuffer& edges, DeviceBuffer& scores, std::vector<PairScore>& by_slot,
+                   Stream& stream);
+  void scatter(std::span<const PairScore> by_slot, const QueryUpload& queries, std::uint32_t first,
+               std::uint32_t count, std::uint32_t first_slot, std::uint32_t slots,
+               std::span<PairScore> out) const;
+  // The 32-bit kernel over every uploaded query and every slot.
+  void score_wide(const ScoreParams& params, const QueryUpload& queries, std::span<PairScore> out);
+  // The 16-bit kernel over every uploaded query (the long slots at 32 bits
+  // beside it); appends the queries with flagged pairs to `rerun` (their out
+  // rows are incomplete).
+  void score_narrow(const ScoreParams& params, const QueryUpload& queries,
                     std::span<PairScore> out, std::vector<std::uint32_t>& rerun);
 
   std::vector<std::uint32_t> lengths_;   // by original target index
   std::vector<std::uint32_t> order_;     // slot -> original index, longest first
   std::uint64_t interleaved_bytes_ = 0;  // sum over groups of group_len * kSlotGroup
+  // Slots [0, long_slots_) (interleaved bytes [0, long_interleaved_)) are
+  // scored at 32 bits beside the 16-bit kernel (long_slot_count).
+  std::uint32_t long_slots_ = 0;
+  std::uint64_t long_interleaved_ = 0;
   ScoreStats stats_;
   std::uint64_t residues_ = 0;
   DeviceBuffer codes_;      // interleaved: codes[group_base + j * kSlotGroup + lane], see
@@ -109,6 +120,7 @@ class DeviceTargetSet {
   DeviceBuffer slot_base_;  // per slot: group_base (+ lane added on device)
   DevicePool scratch_pool_;
   Stream stream_;
+  Stream long_stream_;
 };
 
 }  // namespace seqfuse::gpu

@@ -62,11 +62,14 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
   const int m = static_cast<int>(queries.offsets[qi + 1] - queries.offsets[qi]);
   const int n0 = slot0 < targets.slots ? static_cast<int>(targets.length[slot0]) : 0;
   const int n1 = slot1 < targets.slots ? static_cast<int>(targets.length[slot1]) : 0;
-  const std::uint64_t base = slot0 < targets.slots ? targets.base[slot0] : 0;
+  // Past the last slot (no letters, no edges): the group start, never read.
+  const std::uint64_t base = slot0 < targets.slots ? targets.base[slot0] : targets.base_offset;
   BlockProfile chunks{profile, matrix, alphabet, query, m, params.open};
   PairScore r0, r1;
   search16::score_lanes<kLocal, kEnds>(targets.codes + base,
-                                edges + blockIdx.y * (targets.interleaved / 2) + base / 2, m, n0,
+                                edges + blockIdx.y * (targets.interleaved / 2) +
+                                    (base - targets.base_offset) / 2,
+                                m, n0,
                                 n1, params, chunks, r0, r1);
   const std::uint64_t row = std::uint64_t{blockIdx.y} * targets.slots;
   if (slot0 < targets.slots) out[row + slot0] = r0;

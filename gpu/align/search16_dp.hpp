@@ -94,6 +94,7 @@ struct Targets16 {
   const std::uint64_t* base;    // per slot: interleaved start including lane
   std::uint32_t slots;
   std::uint64_t interleaved;  // bytes; edge cells per query = interleaved / 2
+  std::uint64_t base_offset;  // interleaved start of slot 0's group: edges count from there
 };
 struct Queries16 {
   const std::uint8_t* codes;
@@ -405,13 +406,13 @@ inline std::uint64_t edge_cells16(const TargetLayout& l) {
 }
 
 // One launch's scores (by_slot[q * slots + s], queries first .. first +
-// count - 1) to out[query * slots + order[s]]. Pairs flagged kRerun are
-// counted and their queries listed in `rerun` (each once, ascending); their
-// out cells are left for the 32-bit rerun.
-inline std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t first,
-                               std::uint32_t count, std::span<const std::uint32_t> order,
-                               std::span<PairScore> out, std::vector<std::uint32_t>& rerun) {
-  const std::size_t slots = order.size();
+// count - 1) handed to keep(first + q, s, score). Pairs flagged kRerun are
+// counted and their queries listed in `rerun` (each once, ascending); they
+// are left for the 32-bit rerun.
+template <class Keep>
+std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t first,
+                        std::uint32_t count, std::size_t slots, std::vector<std::uint32_t>& rerun,
+                        Keep&& keep) {
   std::uint64_t flagged = 0;
   for (std::uint32_t q = 0; q < count; ++q) {
     std::uint64_t here = 0;
@@ -420,7 +421,7 @@ inline std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t
       if (r.score == kRerun)
         ++here;
       else
-        out[(first + q) * slots + order[s]] = r;
+        keep(first + q, static_cast<std::uint32_t>(s), r);
     }
     if (here) rerun.push_back(first + q);
     flagged += here;

@@ -226,3 +226,38 @@ TEST_CASE("GPU 16-bit search: mixed-length lanes, every scoring, both paths agre
       });
   print_stats("mixed lengths, every scoring", total);
 }
+
+TEST_CASE("GPU 16-bit search: the longest targets run at 32 bits beside it",
+          "[gpu][align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::string amino = "ARNDCQEGHILKMFPSTWYV";
+  // 700 short targets and a tail of 12 long ones (over 4x the mean length):
+  // the long slots (7 = 1 % of them, rounded up to 64) go to the 32-bit
+  // kernel, the rest to the 16-bit one; queries of very different lengths.
+  const std::string related = rng.random(amino, 400);
+  Flat queries, targets;
+  for (int len : {0, 1, 35, 400, 1100})
+    queries.add(test::encode(scheme, rng.random(amino, static_cast<std::size_t>(len))));
+  queries.add(test::encode(scheme, related));
+  for (int k = 0; k < 712; ++k) {
+    std::string s;
+    if (k % 60 == 7)
+      s = k % 120 == 7 ? rng.mutate(related + rng.random(amino, 500), amino, 0.1)
+                       : rng.random(amino, static_cast<std::size_t>(rng.uniform(600, 1500)));
+    else
+      s = k % 9 == 0 ? rng.mutate(related.substr(100, 60), amino, 0.2)
+                     : rng.random(amino, static_cast<std::size_t>(rng.uniform(0, 90)));
+    targets.add(test::encode(scheme, s));
+  }
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    INFO(seqfuse::align::mode_name(mode));
+    const gpu::ScoreStats stats = require_equal_to_reference(scheme, mode, queries, targets);
+    CHECK(stats.narrow_pairs > 0);
+    CHECK(stats.narrow_pairs == stats.pairs - 64 * queries.size());
+    if (mode == AlignMode::local)
+      require_equal_to_reference(scheme, mode, queries, targets, true, /*ends=*/false);
+  }
+}
