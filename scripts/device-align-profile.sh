@@ -41,9 +41,9 @@ page=$OUT/align-profile.txt
   echo "# input: $(grep -c '>' "$work/QUERY.fasta") queries x $(grep -c '>' "$work/DB.fasta") proteins"
 } >"$page"
 
-profile() {  # profile LABEL LANES TOP
+profile() {  # profile LABEL LANES TOP KERNEL-REGEX
   echo "== $1 (SEQFUSE_ALIGN_LANES=$2, --top $3)" | tee -a "$page"
-  SEQFUSE_ALIGN_LANES=$2 "$ncu" --clock-control none -k regex:score_db --launch-count 1 \
+  SEQFUSE_ALIGN_LANES=$2 "$ncu" --clock-control none -k "regex:$4" --launch-count 1 \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats \
     --section WarpStateStats --section Occupancy --section LaunchStats \
     --metrics smsp__thread_inst_executed.sum,sm__inst_executed.sum,smsp__inst_executed_op_shared_ld.sum \
@@ -51,9 +51,9 @@ profile() {  # profile LABEL LANES TOP
     -t "$(nproc)" -o /dev/null >>"$page" 2>"$work/ncu.err" ||
     { tail -n 20 "$work/ncu.err" >&2; die "ncu failed ($1)"; }
 }
-profile "16-bit lanes, scores only" 16 10
-profile "16-bit lanes, end cells" 16 0
-profile "32-bit lanes" 32 10
+profile "16-bit lanes, scores only" 16 10 score_db16
+profile "16-bit lanes, end cells" 16 0 score_db16
+profile "32-bit lanes" 32 10 score_db_kernel
 grep -E '^==|Duration|Executed Ipc Active|Issue Slots Busy|No Eligible|Achieved Occupancy|Registers Per|thread_inst_executed|sm__inst_executed|Stall' "$page" | head -n 120
 
 cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)

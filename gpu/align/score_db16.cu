@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
     score_db16_kernel(search16::Targets16 targets, search16::Queries16 queries,
                       const int* __restrict__ matrix, int alphabet, search16::Params16 params,
                       search16::Edge16* __restrict__ edges, PairScore* __restrict__ out) {
-  __shared__ std::int16_t profile[2][search16::kProfileSize];
+  __shared__ alignas(16) std::int16_t profile[2][search16::kProfileSize];
   // No early return: every thread takes part in the per-chunk barriers.
   const std::uint32_t slot0 = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
   const std::uint32_t slot1 = slot0 + 1;

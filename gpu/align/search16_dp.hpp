@@ -55,12 +55,19 @@ inline constexpr int kRows = SEQFUSE_SCORE16_ROWS;
 // it the past-the-end score, so a shorter lane's cells after its end stay
 // below its best (see score_lanes).
 inline constexpr std::uint8_t kPadCode = kMaxAlphabet;
-// Profile row: codes 0 .. kPadCode, padded to an even count. Layout
-// profile[r * kProfileStride + t]: the threads of a warp differ in t, so a
-// lookup's addresses spread over at most 17 words (no bank conflict), and r
-// is a compile-time offset.
-inline constexpr int kProfileStride = kMaxAlphabet + 2;
-inline constexpr int kProfileSize = kRows * kProfileStride;
+// The chunk's query profile, letter-major: profile[t * kProfileStride + r]
+// for codes t = 0 .. kPadCode and rows r < kRows, so the scores of 8
+// consecutive rows against one letter are one 16-byte load (ld.shared.v4):
+// a cell pair's two scores cost a quarter of a load and one byte permute,
+// against two 16-bit loads and a permute in the row-major layout (whose
+// load latency was 42 % of the kernel's stalls; ncu, H100, session 7). The
+// stride pads each letter by 8 rows (80 bytes): a quarter warp's 16-byte
+// loads of different letters then fall on different banks unless their
+// codes differ by a multiple of 8.
+inline constexpr int kProfileLetters = kMaxAlphabet + 1;
+inline constexpr int kProfileStride = kRows + 8;
+inline constexpr int kProfileSize = kProfileLetters * kProfileStride;
+static_assert(kRows % 8 == 0, "rows come in 16-byte groups of 8");
 // Score of a pair the 16-bit kernel could not score exactly.
 inline constexpr std::int32_t kRerun = INT32_MIN;
 // Bounds within which the 16-bit arithmetic is exact (with margin to 32767).
@@ -143,19 +150,48 @@ SF_HOST_DEVICE int gap16(int length, const Params16& p) {
 
 // Rows i0 .. i0 + kRows - 1 of the query profile, entries begin, begin +
 // step, ... (the kernel's threads share the work; the emulation passes 0, 1).
-// Entry (r, t) = matrix[query[i0 + r]][t] + open: biased by +open because
+// Entry (t, r) = matrix[query[i0 + r]][t] + open: biased by +open because
 // the kernel keeps H - open in its registers (see score_lanes). Rows past
-// the query's end and codes past the alphabet (padding) get kPastEnd + open.
+// the query's end and codes past the alphabet (padding) get kPastEnd + open;
+// so do the stride's pad rows, which are never read.
 SF_HOST_DEVICE void fill_profile(std::int16_t* profile, const int* matrix, int alphabet,
                                  const std::uint8_t* query, int m, int i0, int open, int begin,
                                  int step) {
   for (int k = begin; k < kProfileSize; k += step) {
-    const int r = k / kProfileStride;
-    const int t = k % kProfileStride;
+    const int t = k / kProfileStride;
+    const int r = k % kProfileStride;
     int v = kPastEnd + open;
-    if (i0 + r < m && t < alphabet) v = matrix[query[i0 + r] * alphabet + t] + open;
+    if (r < kRows && i0 + r < m && t < alphabet) v = matrix[query[i0 + r] * alphabet + t] + open;
     profile[k] = static_cast<std::int16_t>(v);
   }
+}
+
+// Profile rows g * 8 .. g * 8 + 7 of one letter as four words (rows 2w and
+// 2w + 1 in word w, the even row low), one 16-byte load on the device.
+struct Rows8 {
+  std::uint32_t w[4];
+};
+SF_HOST_DEVICE Rows8 load_rows8(const std::int16_t* at) {
+#ifdef SF_S16_DEVICE_PASS
+  const uint4 v = *reinterpret_cast<const uint4*>(at);
+  return Rows8{{v.x, v.y, v.z, v.w}};
+#else
+  Rows8 rows;
+  for (int w = 0; w < 4; ++w) rows.w[w] = pack_s16x2(at[2 * w], at[2 * w + 1]);
+  return rows;
+#endif
+}
+
+// Row r's scores of the two lanes as one packed word: the low halves (even
+// r) or high halves (odd r) of lane 0's and lane 1's words; one PRMT.
+SF_HOST_DEVICE std::uint32_t lane_pair(std::uint32_t lane0_word, std::uint32_t lane1_word,
+                                       bool high) {
+#ifdef SF_S16_DEVICE_PASS
+  return __byte_perm(lane0_word, lane1_word, high ? 0x7632 : 0x5410);
+#else
+  return high ? (lane0_word >> 16) | (lane1_word & 0xffff0000u)
+              : (lane0_word & 0xffffu) | (lane1_word << 16);
+#endif
 }
 
 // The two letters of column j (lane 0 low byte), one 16-bit load.
@@ -254,14 +290,18 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       std::uint32_t diag = diag_top;
       diag_top = hm_up;
       f = add_max_s16x2(f, ext, hm_up);  // F(i0, j)
-      const std::int16_t* column0 = profile + (letters & 0xffu);
-      const std::int16_t* column1 = profile + (letters >> 8);
+      const std::int16_t* column0 = profile + (letters & 0xffu) * kProfileStride;
+      const std::int16_t* column1 = profile + (letters >> 8) * kProfileStride;
+      Rows8 rows0{}, rows1{};
       std::uint32_t column_best = minus_open;
       SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         const std::uint32_t e = add_max_s16x2(E[r], ext, Hm[r]);  // E(i, j)
-        const std::uint32_t s =
-            pack_s16x2(column0[r * kProfileStride], column1[r * kProfileStride]);
+        if (r % 8 == 0) {
+          rows0 = load_rows8(column0 + r);
+          rows1 = load_rows8(column1 + r);
+        }
+        const std::uint32_t s = lane_pair(rows0.w[(r % 8) / 2], rows1.w[(r % 8) / 2], r % 2 != 0);
         // H' - open, then H - open = max(H' - open, F - open).
         const std::uint32_t hpm =
             add_s16x2(kLocal ? add_max_relu_s16x2(diag, s, e) : add_max_s16x2(diag, s, e),

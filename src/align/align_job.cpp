@@ -189,7 +189,7 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   const std::size_t chunk =
       std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(t.size(), 1));
   std::vector<std::uint32_t> picked;
-  std::vector<PairIndex> kept;
+  std::vector<PairIndex> kept, unknown;
   std::vector<AlignResult> traced;
   std::vector<AlignHit> hits;
   for (std::size_t first = 0; first < q.size(); first += chunk) {
@@ -210,15 +210,25 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
       traced.resize(kept.size());
       tracer->align_pairs(kept, traced);
     } else if (locator) {
-      traced.resize(kept.size());
-      locator->align_pairs(q, t, kept, traced);
-      seqfuse::trace("align search: end cells of " + std::to_string(kept.size()) +
-                     " kept hits located on the CPU");
+      // Only the hits scored without their end cell (the longest targets
+      // run at 32 bits, which finds it).
+      unknown.clear();
+      for (std::size_t k = 0; k < kept.size(); ++k)
+        if (scores[(kept[k].query - first) * t.size() + kept[k].target].query_end ==
+            kEndNotComputed)
+          unknown.push_back(kept[k]);
+      traced.resize(unknown.size());
+      locator->align_pairs(q, t, unknown, traced);
+      seqfuse::trace("align search: end cells of " + std::to_string(unknown.size()) + " of " +
+                     std::to_string(kept.size()) + " kept hits located on the CPU");
+      for (std::size_t k = 0; k < unknown.size(); ++k)
+        replace_with_traced(traced[k],
+                            scores[(unknown[k].query - first) * t.size() + unknown[k].target]);
     }
     hits.clear();
     for (std::size_t k = 0; k < kept.size(); ++k) {
       AlignResult& result = scores[(kept[k].query - first) * t.size() + kept[k].target];
-      if (job.traceback || locator) replace_with_traced(traced[k], result);
+      if (job.traceback) replace_with_traced(traced[k], result);
       hits.push_back({kept[k].query, kept[k].target, std::move(result)});
     }
     emit(hits);
