@@ -4,11 +4,11 @@
 // registers; the last row of a chunk (H, F) is passed to the next chunk
 // through a per-target edge array in device memory.
 //
-// This is the kernel DeviceTargetSet::score runs. With
-// ScoreParams::narrow_lanes it runs the 16-bit packed-lane kernel
-// (score_db16.cu, two targets per thread) first and this one only for the
-// queries of the pairs 16 bits cannot score exactly; that path is exact
-// but, as it stands, slower (bench/results/align-gpu-notes.md).
+// DeviceTargetSet::score runs the 16-bit packed-lane kernel (score_db16.cu,
+// two targets per thread) on most targets, this one on the longest targets
+// beside it (long_slot_count) and on the queries of the pairs 16 bits cannot
+// score exactly; without ScoreParams::narrow_lanes (or for scorings 16 bits
+// cannot hold), this one alone.
 #include "../vendor.cuh"  // first: HIP defines __host__ there
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include <numeric>
 
 #include "../primitives/dpx.cuh"
+#include "core/report.hpp"
 #include "score_db.hpp"
 #include "search16_dp.hpp"
 
@@ -372,7 +373,9 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
     launch_wide(params, uploaded, static_cast<std::uint32_t>(first), count, slots,
                 interleaved_bytes_, edges, scores, by_slot, stream_);
     stream_.synchronize();
+    trace("align search: " + std::to_string(count) + " queries scored on the device");
     scatter(by_slot, uploaded, static_cast<std::uint32_t>(first), count, 0, slots, out);
+    trace("align search: scores in place");
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));
@@ -417,12 +420,13 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     const search16::Queries16 batch{uploaded.codes.as<std::uint8_t>(),
                                     uploaded.offsets.as<std::uint64_t>(),
                                     static_cast<std::uint32_t>(first)};
-    launch_score_db16(params.local, params.end_cells, view, batch, count, uploaded.matrix.as<int>(),
+    launch_score_db16(params.local, view, batch, count, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());
     copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * narrow_slots * count, stream_);
     long_stream_.synchronize();
     stream_.synchronize();
+    trace("align search: " + std::to_string(count) + " queries scored on the device");
     scatter(long_by_slot, uploaded, static_cast<std::uint32_t>(first), count, 0, long_slots_, out);
     stats_.narrow_pairs += std::uint64_t{count} * narrow_slots;
     flagged_queries.clear();
@@ -433,6 +437,7 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
           out[std::size_t{uploaded.rows[q]} * size() + order_[long_slots_ + slot]] = r;
         });
     for (std::uint32_t q : flagged_queries) rerun.push_back(uploaded.rows[q]);
+    trace("align search: scores in place");
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));

@@ -26,14 +26,9 @@ struct ScoreParams {
   std::vector<int> matrix;  // alphabet_size^2, matrix[q * alphabet_size + t]
   // score(): try two targets per thread in packed 16-bit lanes first (where
   // the scoring allows it), rerunning at 32 bits every query with a pair
-  // that 16 bits cannot score exactly. False: 32-bit only, the default while
-  // the 16-bit kernel is the slower one (align-gpu-notes.md).
-  bool narrow_lanes = false;
-  // Local alignment: whether the 16-bit kernel finds each pair's end cell.
-  // False: scores only, ends kEndUnknown (the 32-bit kernel, which reruns
-  // saturated pairs, still reports them); a search locates the ends of the
-  // hits it keeps.
-  bool end_cells = true;
+  // that 16 bits cannot score exactly (and the longest targets at 32 bits
+  // beside it). False: 32-bit only.
+  bool narrow_lanes = true;
 };
 
 // What the last score() call did.
@@ -54,8 +49,7 @@ struct PairScore {
   std::int32_t query_end = -1;
   std::int32_t target_end = -1;
 };
-// End cell of a local score computed without ScoreParams::end_cells.
-inline constexpr std::int32_t kEndUnknown = -2;
+
 
 class DeviceTargetSet {
  public:

@@ -48,7 +48,7 @@ struct BlockProfile {
   }
 };
 
-template <bool kLocal, bool kEnds>
+template <bool kLocal>
 __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
     score_db16_kernel(search16::Targets16 targets, search16::Queries16 queries,
                       const int* __restrict__ matrix, int alphabet, search16::Params16 params,
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
   const std::uint64_t base = slot0 < targets.slots ? targets.base[slot0] : targets.base_offset;
   BlockProfile chunks{profile, matrix, alphabet, query, m, params.open};
   PairScore r0, r1;
-  search16::score_lanes<kLocal, kEnds>(targets.codes + base,
+  search16::score_lanes<kLocal>(targets.codes + base,
                                 edges + blockIdx.y * (targets.interleaved / 2) +
                                     (base - targets.base_offset) / 2,
                                 m, n0,
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
 // Launcher: queries first .. first + count - 1 against every slot, on
 // `stream` (a gpuStream_t). edges: count x interleaved / 2 cells; out:
 // count x slots scores.
-void launch_score_db16(bool local, bool ends, const search16::Targets16& targets,
+void launch_score_db16(bool local, const search16::Targets16& targets,
                        const search16::Queries16& queries, std::uint32_t count, const int* matrix,
                        int alphabet, const search16::Params16& params, search16::Edge16* edges,
                        PairScore* out, void* stream) {
@@ -89,15 +89,11 @@ void launch_score_db16(bool local, bool ends, const search16::Targets16& targets
   const std::uint32_t threads = (targets.slots + 1) / 2;
   const dim3 grid((threads + kThreads - 1) / kThreads, count);
   const auto s = static_cast<gpuStream_t>(stream);
-  // Global alignment's ends are fixed: one kernel serves both.
-  if (local && ends)
-    score_db16_kernel<true, true>
-        <<<grid, kThreads, 0, s>>>(targets, queries, matrix, alphabet, params, edges, out);
-  else if (local)
-    score_db16_kernel<true, false>
+  if (local)
+    score_db16_kernel<true>
         <<<grid, kThreads, 0, s>>>(targets, queries, matrix, alphabet, params, edges, out);
   else
-    score_db16_kernel<false, true>
+    score_db16_kernel<false>
         <<<grid, kThreads, 0, s>>>(targets, queries, matrix, alphabet, params, edges, out);
   GPU_CHECK_LAUNCH();
 }

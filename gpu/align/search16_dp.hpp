@@ -23,9 +23,8 @@
 //   on the thread's longer pair (global_pair_fits) decides before any cell
 //   whether 16 bits are exact; otherwise both lanes are flagged at once.
 // Semantics are the 32-bit kernel's (reference_score's): score, and for
-// local alignment the first best cell in column-major order (unless ends are
-// not asked for: see score_lanes), (0, 0) for a local score of 0, (-1, -1)
-// for an empty sequence.
+// local alignment the first best cell in column-major order, (0, 0) for a
+// local score of 0, (-1, -1) for an empty sequence.
 #pragma once
 
 #include <algorithm>
@@ -215,15 +214,7 @@ SF_HOST_DEVICE int lane_s16(std::uint32_t x, int k) {
 // chunks(i0) returns the profile of rows i0 ... and is called once per chunk
 // by every thread of a block, in order, whatever its targets (the kernel's
 // version synchronizes the block there).
-//
-// kEnds: whether local alignment finds its end cell. Without it a lane keeps
-// only its running best (one max per cell pair) and reports query_end =
-// target_end = kEndUnknown: the per-column search for the best cell's row
-// costs more than the DP itself when any of a warp's 64 lanes improves in
-// most columns, and a search only reports the end cells of its top hits,
-// which the host locates afterwards. Global alignment always ends at
-// (m - 1, n - 1).
-template <bool kLocal, bool kEnds, class Chunks>
+template <bool kLocal, class Chunks>
 SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m, int n0, int n1,
                                 const Params16& p, Chunks& chunks, PairScore& out0,
                                 PairScore& out1) {
@@ -242,8 +233,6 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
   int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
   bool saturated[2] = {false, false};
   int last_h[2] = {0, 0};  // global: H(m - 1, n_k - 1)
-  // Without kEnds: the best H - open of every cell so far (H >= 0 locally).
-  std::uint32_t best_hm = minus_open;
 
   // Registers hold Hm = H - open (not H): E needs no separate subtraction
   // (E = max(E - extend, Hm_left)), and the diagonal term H_diag + s =
@@ -310,15 +299,14 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
         diag = Hm[r];
         Hm[r] = hm;
         E[r] = e;
-        if (kLocal && kEnds) column_best = max_s16x2(column_best, hm);
-        if (kLocal && !kEnds) best_hm = max_s16x2(best_hm, hm);
+        if (kLocal) column_best = max_s16x2(column_best, hm);
         if (r + 1 < kRows) {
           f = add_max_s16x2(f, ext, hpm);  // F(i + 1, j)
         } else if (to_edge) {
           edge[static_cast<std::size_t>(j) * (kSlotGroup / 2)] = Edge16{hm, f};
         }
       }
-      if (kLocal && kEnds) {
+      if (kLocal) {
         // The first best cell in column-major order, per lane (as the 32-bit
         // kernel): a later chunk must beat an equal score at a smaller j.
         // Rows past the query's end and a shorter lane's padding columns
@@ -351,15 +339,6 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
         if (i0 + r == m - 1) last_h[0] = lane0_s16(Hm[r]) + p.open;
     }
   }
-  if (kLocal && !kEnds) {
-    // The same rows-past-the-end argument: the maximum is a real cell's. A
-    // lane at sat_limit may have wrapped after it; the maximum stays there.
-    SF_DEVICE_UNROLL
-    for (int k = 0; k < 2; ++k) {
-      best[k] = lane_s16(best_hm, k) + p.open;
-      saturated[k] = best[k] >= p.sat_limit;
-    }
-  }
 
   PairScore* out[2] = {&out0, &out1};
   const int lengths[2] = {n0, n1};
@@ -375,15 +354,11 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       }
     } else if (!fits || saturated[k]) {
       result.score = kRerun;
-    } else if (kLocal && kEnds) {
+    } else if (kLocal) {
       result.score = best[k];
       // A local score of 0 is reported at cell (0, 0), as Parasail does.
       result.query_end = best_i[k] < 0 ? 0 : best_i[k];
       result.target_end = best_j[k] < 0 ? 0 : best_j[k];
-    } else if (kLocal) {
-      result.score = best[k];
-      result.query_end = kEndUnknown;
-      result.target_end = kEndUnknown;
     } else {
       result.score = last_h[k];
       result.query_end = m - 1;
@@ -473,8 +448,7 @@ std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t first,
 
 namespace seqfuse::gpu {
 // The 16-bit kernel's launcher (score_db16.cu); `stream` is a gpuStream_t.
-// ends: local alignment finds end cells (score_lanes' kEnds).
-void launch_score_db16(bool local, bool ends, const search16::Targets16& targets,
+void launch_score_db16(bool local, const search16::Targets16& targets,
                        const search16::Queries16& queries, std::uint32_t count, const int* matrix,
                        int alphabet, const search16::Params16& params, search16::Edge16* edges,
                        PairScore* out, void* stream);

@@ -29,7 +29,7 @@ std::uint64_t cells_of(std::span<const Codes> queries, std::span<const Codes> ta
 
 // The `top` best of row[begin, end) (all when top is 0): decreasing score,
 // ties in target order, the order CpuEngine::search keeps.
-void select_top(std::span<const AlignResult> row, std::size_t begin, std::size_t top,
+void select_top(std::span<const gpu::PairScore> row, std::size_t begin, std::size_t top,
                 std::vector<std::uint32_t>& picked) {
   picked.resize(row.size() - std::min(begin, row.size()));
   std::iota(picked.begin(), picked.end(), static_cast<std::uint32_t>(begin));
@@ -112,30 +112,24 @@ AlignStats run_on_cpu(const AlignJob& job, const CpuEngine& engine, std::span<co
   return stats;
 }
 
-// Traced alignments (or end cells located afterwards) must land on the scores
-// the GPU found: a cheap check that the two engines agree on every pair that
-// is written out. A score computed without its end cell agrees on the score.
-void replace_with_traced(const AlignResult& traced, AlignResult& scored) {
-  const bool ends_known = scored.query_end != kEndNotComputed;
-  if (traced.score != scored.score ||
-      (ends_known &&
-       (traced.query_end != scored.query_end || traced.target_end != scored.target_end)))
-    throw Error("internal: GPU score " + std::to_string(scored.score) +
-                " differs from the traced alignment's " + std::to_string(traced.score));
-  scored = traced;
+AlignResult to_result(const gpu::PairScore& s) {
+  AlignResult r;
+  r.score = s.score;
+  r.query_end = s.query_end;
+  r.target_end = s.target_end;
+  return r;
 }
 
-// Local search scores are computed without end cells when the kept hits are a
-// small share of the pairs (the search kernel is faster without them; see
-// search16_dp.hpp): the ends of the kept pairs then come from the traceback
-// or from the CPU engine's striped scorer on -t threads. A few thousand kept
-// pairs take milliseconds there; the GPU pairs kernel (one thread per pair)
-// took 1.3 s on the search, its time set by the longest pair (H100,
-// session 7).
-bool locate_ends_later(const AlignJob& job, std::size_t targets) {
-  return job.mode == AlignMode::local &&
-         (job.traceback || (job.top != 0 && job.top * 4 <= targets));
+// Traced alignments must land on the scores the GPU found: a cheap check that
+// the two engines agree on every pair that is written out.
+AlignResult checked_against_score(AlignResult traced, const gpu::PairScore& scored) {
+  if (traced.score != scored.score || traced.query_end != scored.query_end ||
+      traced.target_end != scored.target_end)
+    throw Error("internal: GPU score " + std::to_string(scored.score) +
+                " differs from the traced alignment's " + std::to_string(traced.score));
+  return traced;
 }
+
 
 // --pairs on the GPU: scores from the pairs kernel (one thread per pair,
 // gpu/align/score_pairs.cu); with --traceback the pairs are traced on the GPU
@@ -157,7 +151,9 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
       pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
     std::vector<AlignResult> traced(scores.size());
     tracer.align_pairs(pairs, traced);
-    for (std::size_t k = 0; k < scores.size(); ++k) replace_with_traced(traced[k], scores[k]);
+    for (std::size_t k = 0; k < scores.size(); ++k)
+      scores[k] = checked_against_score(std::move(traced[k]),
+                                        {scores[k].score, scores[k].query_end, scores[k].target_end});
     stats.device_seconds += tracer.device_seconds();
     seqfuse::trace("align: pairs traced");
   }
@@ -179,22 +175,17 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   GpuScorer scorer(scheme, job.mode, targets);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets);
-  const bool ends_later = locate_ends_later(job, t.size());
-  std::unique_ptr<CpuEngine> locator;
-  if (ends_later && !job.traceback)
-    locator = std::make_unique<CpuEngine>(scheme, job.mode,
-                                          CpuEngineOptions{.threads = job.threads});
-  std::vector<AlignResult> scores;
+  std::vector<gpu::PairScore> scores;
 
   const std::size_t chunk =
       std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(t.size(), 1));
   std::vector<std::uint32_t> picked;
-  std::vector<PairIndex> kept, unknown;
+  std::vector<PairIndex> kept;
   std::vector<AlignResult> traced;
   std::vector<AlignHit> hits;
   for (std::size_t first = 0; first < q.size(); first += chunk) {
     const std::size_t count = std::min(chunk, q.size() - first);
-    scorer.score_all(queries, first, count, scores, /*end_cells=*/!ends_later);
+    scorer.score_all(queries, first, count, scores);
     stats.pairs += std::uint64_t{count} * t.size();
     stats.cells += cells_of(q.subspan(first, count), t);
 
@@ -202,34 +193,20 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     kept.clear();
     for (std::size_t i = 0; i < count; ++i) {
       const std::size_t qi = first + i;
-      const std::span<const AlignResult> row(scores.data() + i * t.size(), t.size());
+      const std::span<const gpu::PairScore> row(scores.data() + i * t.size(), t.size());
       select_top(row, job.layout == PairLayout::all_vs_all ? qi + 1 : 0, job.top, picked);
       for (std::uint32_t ti : picked) kept.push_back({static_cast<std::uint32_t>(qi), ti});
     }
+    const auto score_of = [&](const PairIndex& pair) -> const gpu::PairScore& {
+      return scores[(pair.query - first) * t.size() + pair.target];
+    };
+    hits.clear();
+    for (const PairIndex& pair : kept) hits.push_back({pair.query, pair.target, to_result(score_of(pair))});
     if (job.traceback) {
       traced.resize(kept.size());
       tracer->align_pairs(kept, traced);
-    } else if (locator) {
-      // Only the hits scored without their end cell (the longest targets
-      // run at 32 bits, which finds it).
-      unknown.clear();
       for (std::size_t k = 0; k < kept.size(); ++k)
-        if (scores[(kept[k].query - first) * t.size() + kept[k].target].query_end ==
-            kEndNotComputed)
-          unknown.push_back(kept[k]);
-      traced.resize(unknown.size());
-      locator->align_pairs(q, t, unknown, traced);
-      seqfuse::trace("align search: end cells of " + std::to_string(unknown.size()) + " of " +
-                     std::to_string(kept.size()) + " kept hits located on the CPU");
-      for (std::size_t k = 0; k < unknown.size(); ++k)
-        replace_with_traced(traced[k],
-                            scores[(unknown[k].query - first) * t.size() + unknown[k].target]);
-    }
-    hits.clear();
-    for (std::size_t k = 0; k < kept.size(); ++k) {
-      AlignResult& result = scores[(kept[k].query - first) * t.size() + kept[k].target];
-      if (job.traceback) replace_with_traced(traced[k], result);
-      hits.push_back({kept[k].query, kept[k].target, std::move(result)});
+        hits[k].result = checked_against_score(std::move(traced[k]), score_of(kept[k]));
     }
     emit(hits);
     if (job.progress) job.progress(first + count);

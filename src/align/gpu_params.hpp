@@ -19,13 +19,12 @@ namespace seqfuse::align {
   p.gap_extend = scheme.gap_extend();
   p.alphabet_size = static_cast<int>(scheme.alphabet_size());
   p.matrix.assign(scheme.table().begin(), scheme.table().end());
-  // The search runs in 32-bit lanes: the 16-bit kernel (score_db16.cu) is
-  // exact but slower as it stands (H100, the protein search: 465 vs
-  // 670 device GCUPS, bench/results/2026-11-24-nvidia-h100-run4.md).
-  // SEQFUSE_ALIGN_LANES=16 selects it, for timing the two side by side
-  // (scripts/device-align-lanes.sh); not an option for users.
+  // The search runs in 16-bit lanes (score_db16.cu) where the scoring
+  // allows it. SEQFUSE_ALIGN_LANES=32 forces the 32-bit kernel, for timing
+  // the two side by side (scripts/device-align-lanes.sh); not an option for
+  // users.
   const char* lanes = std::getenv("SEQFUSE_ALIGN_LANES");
-  p.narrow_lanes = lanes != nullptr && std::string_view(lanes) == "16";
+  p.narrow_lanes = lanes == nullptr || std::string_view(lanes) != "32";
   return p;
 }
 

@@ -9,11 +9,9 @@
 
 #include "align/alignment.hpp"
 #include "align/scoring.hpp"
+#include "gpu/align/score_db.hpp"
 
 namespace seqfuse::align {
-
-// query_end and target_end of a local score computed without end cells.
-inline constexpr int kEndNotComputed = -2;
 
 [[nodiscard]] bool gpu_scores_compiled() noexcept;
 // Whether the GPU engine takes this scheme (alphabet of at most 32 letters).
@@ -27,11 +25,11 @@ class GpuScorer {
   GpuScorer(const GpuScorer&) = delete;
   GpuScorer& operator=(const GpuScorer&) = delete;
 
-  // out[(q - first) * targets + t] for queries [first, first + count).
-  // Without end_cells, local results may carry query_end = target_end =
-  // kEndNotComputed: the search kernel is faster without finding them.
+  // out[(q - first) * targets + t] for queries [first, first + count):
+  // scores and end cells, kept compact (a search of 500 x 20,000 proteins
+  // has 10 M of them; the caller makes AlignResults of the hits it keeps).
   void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
-                 std::vector<AlignResult>& out, bool end_cells = true);
+                 std::vector<gpu::PairScore>& out);
 
   // Seconds spent inside score calls (upload, kernels, download).
   [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }

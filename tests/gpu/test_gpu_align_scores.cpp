@@ -27,30 +27,25 @@ using Flat = test::FlatCodes;
 
 // Scores all queries against all targets on the GPU (output poisoned first)
 // and requires every pair to equal the reference. narrow: 16-bit lanes first
-// (the default) or the 32-bit kernel only. Without ends (ScoreParams::
-// end_cells) a local pair may report its end as kEndUnknown.
+// (the default) or the 32-bit kernel only.
 gpu::ScoreStats require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode,
                                            const Flat& queries, const Flat& targets,
-                                           bool narrow = true, bool ends = true) {
+                                           bool narrow = true) {
   gpu::DeviceTargetSet set(targets.codes, targets.offsets);
   std::vector<gpu::PairScore> got(queries.size() * targets.size(), gpu::PairScore{-7777, -7, -7});
   gpu::ScoreParams params = seqfuse::align::gpu_score_params(scheme, mode);
   params.narrow_lanes = narrow;
-  params.end_cells = ends;
   REQUIRE(set.score(params, queries.codes, queries.offsets, got) == gpu::Status::kSuccess);
   const gpu::ScoreStats stats = set.last_stats();
   CHECK(stats.pairs == queries.size() * targets.size());
   if (!narrow) CHECK(stats.narrow_pairs == 0);
-  std::size_t wrong = 0, unknown_ends = 0;
+  std::size_t wrong = 0;
   for (std::size_t q = 0; q < queries.size(); ++q) {
     for (std::size_t t = 0; t < targets.size(); ++t) {
       const auto want = seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
       const gpu::PairScore& g = got[q * targets.size() + t];
-      const bool unknown = !ends && mode == AlignMode::local &&
-                           g.query_end == gpu::kEndUnknown && g.target_end == gpu::kEndUnknown;
-      unknown_ends += unknown;
-      if (g.score != want.score ||
-          (!unknown && (g.query_end != want.query_end || g.target_end != want.target_end))) {
+      if (g.score != want.score || g.query_end != want.query_end ||
+          g.target_end != want.target_end) {
         if (++wrong <= 5) {
           UNSCOPED_INFO("query " << q << " (len " << queries[q].size() << ") target " << t
                                  << " (len " << targets[t].size() << "): gpu " << g.score << " @"
@@ -61,11 +56,6 @@ gpu::ScoreStats require_equal_to_reference(const ScoringScheme& scheme, AlignMod
     }
   }
   CHECK(wrong == 0);
-  // Without ends, the 16-bit kernel's local pairs skip them (reruns and
-  // empty sequences still report theirs).
-  if (!ends && narrow && mode == AlignMode::local && stats.narrow_pairs > stats.flagged_pairs)
-    CHECK(unknown_ends > 0);
-  if (ends) CHECK(unknown_ends == 0);
   return stats;
 }
 
@@ -129,7 +119,6 @@ TEST_CASE("GPU scores equal the reference on real proteins", "[gpu][align]") {
     targets.add(test::encode(scheme, r.sequence));
   for (const AlignMode mode : {AlignMode::local, AlignMode::global})
     require_equal_to_reference(scheme, mode, queries, targets);
-  require_equal_to_reference(scheme, AlignMode::local, queries, targets, true, /*ends=*/false);
 }
 
 TEST_CASE("the GPU score engine refuses what it cannot do", "[gpu][align]") {
@@ -175,9 +164,6 @@ TEST_CASE("GPU 16-bit search: saturating pairs are rerun at 32 bits, their lane 
     CHECK(stats.flagged_pairs > 0);
     CHECK(stats.rerun_queries > 0);
     print_stats(mode == AlignMode::local ? "saturating sw" : "saturating nw", stats);
-    if (mode == AlignMode::local)
-      CHECK(require_equal_to_reference(scheme, mode, queries, targets, true, /*ends=*/false)
-                .flagged_pairs == stats.flagged_pairs);
   }
 }
 
@@ -212,8 +198,6 @@ TEST_CASE("GPU 16-bit search: mixed-length lanes, every scoring, both paths agre
         }
         const gpu::ScoreStats narrow = require_equal_to_reference(scheme, mode, queries, targets);
         CHECK(narrow.narrow_pairs == narrow.pairs);
-        if (mode == AlignMode::local)
-          require_equal_to_reference(scheme, mode, queries, targets, true, /*ends=*/false);
         // The 32-bit path on the same inputs (one gap pair: the reference
         // is the slow part of this test).
         if (scheme.gap_open() == 11)
@@ -257,7 +241,5 @@ TEST_CASE("GPU 16-bit search: the longest targets run at 32 bits beside it",
     const gpu::ScoreStats stats = require_equal_to_reference(scheme, mode, queries, targets);
     CHECK(stats.narrow_pairs > 0);
     CHECK(stats.narrow_pairs == stats.pairs - 64 * queries.size());
-    if (mode == AlignMode::local)
-      require_equal_to_reference(scheme, mode, queries, targets, true, /*ends=*/false);
   }
 }

@@ -90,7 +90,7 @@ void require_layout(const s16::TargetLayout& l, const Flat& targets) {
   CHECK(bad_pad == 0);
 }
 
-template <bool kLocal, bool kEnds>
+template <bool kLocal>
 void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
                 const s16::Params16& p16, const Flat& queries, std::uint32_t first,
                 std::uint32_t count, std::mt19937_64& rng, std::vector<gpu::PairScore>& by_slot) {
@@ -115,7 +115,7 @@ void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
     HostChunks chunks{&params.matrix, params.alphabet_size,
                       queries.codes.data() + queries.offsets[qi], m, params.gap_open};
     gpu::PairScore r0{-6666, -6, -6}, r1{-6666, -6, -6};
-    s16::score_lanes<kLocal, kEnds>(l.codes.data() + base, edges.data() + y * cells + base / 2, m, n0, n1,
+    s16::score_lanes<kLocal>(l.codes.data() + base, edges.data() + y * cells + base / 2, m, n0, n1,
                              p16, chunks, r0, r1);
     CHECK(chunks.calls == (m + s16::kRows - 1) / s16::kRows);
     by_slot[y * slots + slot0] = r0;
@@ -123,10 +123,9 @@ void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
   }
 }
 
-// What DeviceTargetSet::score does on the 16-bit path, launch by launch;
-// ends: ScoreParams::end_cells.
+// What DeviceTargetSet::score does on the 16-bit path, launch by launch.
 Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& queries,
-                 const Flat& targets, std::uint32_t per_launch, bool ends, std::mt19937_64& rng) {
+                 const Flat& targets, std::uint32_t per_launch, std::mt19937_64& rng) {
   const gpu::ScoreParams params = gpu_score_params(scheme, mode);
   const s16::Params16 p16 = s16::make_params16(params);
   REQUIRE(s16::params_fit(p16));
@@ -143,12 +142,10 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
   for (std::uint32_t first = 0; first < queries.size(); first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries.size() - first));
-    if (mode == AlignMode::local && ends)
-      run_launch<true, true>(l, params, p16, queries, first, count, rng, by_slot);
-    else if (mode == AlignMode::local)
-      run_launch<true, false>(l, params, p16, queries, first, count, rng, by_slot);
+    if (mode == AlignMode::local)
+      run_launch<true>(l, params, p16, queries, first, count, rng, by_slot);
     else
-      run_launch<false, true>(l, params, p16, queries, first, count, rng, by_slot);
+      run_launch<false>(l, params, p16, queries, first, count, rng, by_slot);
     for (std::uint32_t q = 0; q < count; ++q)
       for (std::size_t s = 0; s < slots; ++s)
         if (by_slot[q * slots + s].score == s16::kRerun)
@@ -170,13 +167,11 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
 
 // Every pair equals the reference; flags are exactly the pairs 16 bits
 // cannot score (local: best >= sat_limit; global: the a-priori bound on the
-// thread's longer lane fails). Without ends, local pairs the 16-bit kernel
-// scored report kEndUnknown. Returns the number of flagged pairs.
+// thread's longer lane fails). Returns the number of flagged pairs.
 std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mode,
                                       const Flat& queries, const Flat& targets,
-                                      std::mt19937_64& rng, std::uint32_t per_launch = 3,
-                                      bool ends = true) {
-  const Emulated e = emulate(scheme, mode, queries, targets, per_launch, ends, rng);
+                                      std::mt19937_64& rng, std::uint32_t per_launch = 3) {
+  const Emulated e = emulate(scheme, mode, queries, targets, per_launch, rng);
   const s16::Params16 p16 = s16::make_params16(gpu_score_params(scheme, mode));
   std::size_t wrong = 0, wrong_flags = 0;
   std::vector<char> query_flagged(queries.size(), 0);
@@ -200,13 +195,8 @@ std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mod
       if (flagged != expect_flag && ++wrong_flags <= 5)
         UNSCOPED_INFO("query " << q << " (" << m << ") target " << t << " (" << n << "): flagged "
                                << flagged << ", reference " << want.score);
-      // Reruns (whole query rows at 32 bits) report their ends.
-      const bool rerun = std::binary_search(e.rerun_queries.begin(), e.rerun_queries.end(), q);
-      const bool ends_unknown = !ends && mode == AlignMode::local && m > 0 && n > 0 && !rerun;
-      const int want_query_end = ends_unknown ? gpu::kEndUnknown : want.query_end;
-      const int want_target_end = ends_unknown ? gpu::kEndUnknown : want.target_end;
-      if (got.score == want.score && got.query_end == want_query_end &&
-          got.target_end == want_target_end)
+      if (got.score == want.score && got.query_end == want.query_end &&
+          got.target_end == want.target_end)
         continue;
       if (++wrong <= 5)
         UNSCOPED_INFO("query " << q << " (" << m << ") target " << t << " (" << n << "): emulated "
@@ -280,8 +270,6 @@ TEST_CASE("emulated 16-bit search scores equal reference_score on random inputs"
           targets.add(test::encode(scheme, s));
         }
         check_against_reference(scheme, mode, queries, targets, rng.rng());
-        if (mode == AlignMode::local)
-          check_against_reference(scheme, mode, queries, targets, rng.rng(), 3, /*ends=*/false);
       });
 }
 
@@ -312,9 +300,6 @@ TEST_CASE("emulated 16-bit search: saturating pairs are flagged and rerun, their
     const std::uint64_t flagged =
         check_against_reference(blosum62, mode, queries, targets, rng.rng(), 2);
     CHECK(flagged > 0);
-    if (mode == AlignMode::local)
-      CHECK(check_against_reference(blosum62, mode, queries, targets, rng.rng(), 2,
-                                    /*ends=*/false) == flagged);
     UNSCOPED_INFO("flagged pairs " << flagged);
   }
 }
