@@ -128,17 +128,23 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE_MIN_BLOCKS)
       diag_top = h_above;
       int f = add_max(f_above, -gap.extend, h_above - gap.open);  // F(i0, j)
       int column_best = 0;
+      // F is the only dependency from one row to the next. With H' =
+      // max(match, E[, 0]) (no F in it), H = max(H', F) and F(i + 1) =
+      // max(F - extend, H - open) = max(F - extend, H' - open) as open >=
+      // extend (ScoringScheme's rule; can_implement checks it): one add-max
+      // per row on the chain instead of three operations.
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {
         const int e = add_max(E[r], -gap.extend, H[r] - gap.open);  // E(i, j)
         const int match = diag + matrix[q[r] + t];
-        const int h = kLocal ? max3_relu(match, e, f) : max3(match, e, f);
+        const int h_no_f = kLocal ? max3_relu(match, e, 0) : max(match, e);
+        const int h = max(h_no_f, f);
         diag = H[r];
         H[r] = h;
         E[r] = e;
         if (kLocal) column_best = max(column_best, h);
         if (r + 1 < kRows) {
-          f = add_max(f, -gap.extend, h - gap.open);  // F(i + 1, j)
+          f = add_max(f, -gap.extend, h_no_f - gap.open);  // F(i + 1, j)
         } else if (i0 + kRows < m) {
           edge[static_cast<std::size_t>(j) * kSlotGroup] = make_int2(h, f);
         }
@@ -238,7 +244,10 @@ Status DeviceTargetSet::can_implement(const ScoreParams& params) {
   if (params.alphabet_size <= 0 || params.alphabet_size > kMaxAlphabet) return Status::kInvalidSize;
   if (params.matrix.size() != static_cast<std::size_t>(params.alphabet_size) * params.alphabet_size)
     return Status::kInvalidSize;
-  if (params.gap_open < 0 || params.gap_extend < 0) return Status::kInvalidArgument;
+  // Opening at least as costly as extending: the kernels' F recurrence
+  // relies on it (ScoringScheme refuses the other case anyway).
+  if (params.gap_extend < 0 || params.gap_open < params.gap_extend)
+    return Status::kInvalidArgument;
   return Status::kSuccess;
 }
 
