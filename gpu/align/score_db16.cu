@@ -53,7 +53,12 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
     score_db16_kernel(search16::Targets16 targets, search16::Queries16 queries,
                       const int* __restrict__ matrix, int alphabet, search16::Params16 params,
                       search16::Edge16* __restrict__ edges, PairScore* __restrict__ out) {
-  __shared__ alignas(16) std::int16_t profile[2][search16::kProfileSize];
+  // 16-byte aligned for the profile's vector loads (alignas on the type:
+  // HIP does not take it on a __shared__ variable).
+  struct alignas(16) ProfileBuffers {
+    std::int16_t data[2][search16::kProfileSize];
+  };
+  __shared__ ProfileBuffers profile;
   // No early return: every thread takes part in the per-chunk barriers.
   const std::uint32_t slot0 = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
   const std::uint32_t slot1 = slot0 + 1;
@@ -64,7 +69,7 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
   const int n1 = slot1 < targets.slots ? static_cast<int>(targets.length[slot1]) : 0;
   // Past the last slot (no letters, no edges): the group start, never read.
   const std::uint64_t base = slot0 < targets.slots ? targets.base[slot0] : targets.base_offset;
-  BlockProfile chunks{profile, matrix, alphabet, query, m, params.open};
+  BlockProfile chunks{profile.data, matrix, alphabet, query, m, params.open};
   PairScore r0, r1;
   search16::score_lanes<kLocal>(targets.codes + base,
                                 edges + blockIdx.y * (targets.interleaved / 2) +
