@@ -338,13 +338,11 @@ std::uint32_t DeviceTargetSet::queries_per_launch(std::uint64_t edge_bytes_per_q
 }
 
 // The 32-bit kernel over slots [0, slot_end) for `count` uploaded queries from
-// `first`, on `stream`; scores to by_slot[q * slot_end + slot] once the
-// stream is synchronized.
+// `first`, on `stream`: scores[q * slot_end + slot].
 void DeviceTargetSet::launch_wide(const ScoreParams& params, const QueryUpload& queries,
                                   std::uint32_t first, std::uint32_t count, std::uint32_t slot_end,
                                   std::uint64_t interleaved_end, DeviceBuffer& edges,
-                                  DeviceBuffer& scores, std::vector<PairScore>& by_slot,
-                                  Stream& stream) {
+                                  DeviceBuffer& scores, Stream& stream) {
   const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
                          slot_base_.as<std::uint64_t>(), slot_end, interleaved_end};
   const QueryBatch batch{queries.codes.as<std::uint8_t>(), queries.offsets.as<std::uint64_t>(),
@@ -352,7 +350,6 @@ void DeviceTargetSet::launch_wide(const ScoreParams& params, const QueryUpload& 
   launch_score_db(params.local, view, batch, count, queries.matrix.as<int>(), params.alphabet_size,
                   GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
                   scores.as<PairScore>(), static_cast<gpuStream_t>(stream.native()));
-  copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * slot_end * count, stream);
 }
 
 // by_slot[q * slots + s] (slots first_slot .. first_slot + slots - 1, uploaded
@@ -380,7 +377,8 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     launch_wide(params, uploaded, static_cast<std::uint32_t>(first), count, slots,
-                interleaved_bytes_, edges, scores, by_slot, stream_);
+                interleaved_bytes_, edges, scores, stream_);
+    copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * slots * count, stream_);
     stream_.synchronize();
     trace("align search: " + std::to_string(count) + " queries scored on the device");
     scatter(by_slot, uploaded, static_cast<std::uint32_t>(first), count, 0, slots, out);
@@ -416,22 +414,26 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
                                  narrow_slots,
                                  narrow_bytes,
                                  long_interleaved_};
-  Event uploaded_event;
-  uploaded_event.record(stream_);
-  uploaded_event.make_wait(long_stream_);
+  // upload_queries synchronized stream_: long_stream_ may start at once.
   std::vector<std::uint32_t> flagged_queries;
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     if (long_slots_ > 0)
       launch_wide(params, uploaded, static_cast<std::uint32_t>(first), count, long_slots_,
-                  long_interleaved_, long_edges, long_scores, long_by_slot, long_stream_);
+                  long_interleaved_, long_edges, long_scores, long_stream_);
     const search16::Queries16 batch{uploaded.codes.as<std::uint8_t>(),
                                     uploaded.offsets.as<std::uint64_t>(),
                                     static_cast<std::uint32_t>(first)};
     launch_score_db16(params.local, view, batch, count, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());
+    // Both kernels are queued before either copy: a copy to pageable memory
+    // returns only when it is done, so copying the long slots' scores first
+    // kept the 16-bit kernel from starting until the long kernel ended.
+    if (long_slots_ > 0)
+      copy_to_host(long_by_slot.data(), long_scores.data(),
+                   sizeof(PairScore) * long_slots_ * count, long_stream_);
     copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * narrow_slots * count, stream_);
     long_stream_.synchronize();
     stream_.synchronize();

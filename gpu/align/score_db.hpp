@@ -86,8 +86,7 @@ class DeviceTargetSet {
   [[nodiscard]] std::uint32_t queries_per_launch(std::uint64_t edge_bytes_per_query) const;
   void launch_wide(const ScoreParams& params, const QueryUpload& queries, std::uint32_t first,
                    std::uint32_t count, std::uint32_t slot_end, std::uint64_t interleaved_end,
-                   DeviceBuffer& edges, DeviceBuffer& scores, std::vector<PairScore>& by_slot,
-                   Stream& stream);
+                   DeviceBuffer& edges, DeviceBuffer& scores, Stream& stream);
   void scatter(std::span<const PairScore> by_slot, const QueryUpload& queries, std::uint32_t first,
                std::uint32_t count, std::uint32_t first_slot, std::uint32_t slots,
                std::span<PairScore> out) const;
