@@ -156,13 +156,35 @@ __device__ inline unsigned long long warp_broadcast(unsigned long long value, in
 }
 
 // Butterfly exchange within the warp (all lanes must call it): the value of
-// lane (this lane xor `mask`); T is float or double.
+// lane (this lane xor `mask`); T is int, float or double.
 template <class T>
 __device__ inline T warp_shuffle_xor(T value, int mask) {
 #if SEQFUSE_VENDOR_HIP
   return __shfl_xor(value, mask);
 #else
   return __shfl_xor_sync(full_lane_mask(), value, mask);
+#endif
+}
+
+// Within groups of `width` lanes (a power of two up to 32, the same on both
+// vendors): the value of the lane `delta` below this one (lanes below the
+// group's first get their own). Every lane of the group must call it.
+template <class T>
+__device__ inline T shuffle_up(T value, unsigned delta, int width) {
+#if SEQFUSE_VENDOR_HIP
+  return __shfl_up(value, delta, width);
+#else
+  return __shfl_up_sync(full_lane_mask(), value, delta, width);
+#endif
+}
+
+// Orders the memory accesses of the lanes of a warp (CUDA lanes may run
+// apart; an AMD wavefront runs in lockstep and needs only the fence).
+__device__ inline void warp_sync() {
+#if SEQFUSE_VENDOR_HIP
+  __threadfence_block();
+#else
+  __syncwarp();
 #endif
 }
 

@@ -5,10 +5,11 @@
 // through a per-target edge array in device memory.
 //
 // DeviceTargetSet::score runs the 16-bit packed-lane kernel (score_db16.cu,
-// two targets per thread) on most targets, this one on the longest targets
-// beside it (long_slot_count) and on the queries of the pairs 16 bits cannot
-// score exactly; without ScoreParams::narrow_lanes (or for scorings 16 bits
-// cannot hold), this one alone.
+// two targets per thread) on most targets, the wavefront kernel on the
+// longest ones beside it (score_db_long.cu, long_slot_count) and this one on
+// the queries of the pairs 16 bits cannot score exactly; without
+// ScoreParams::narrow_lanes (or for scorings 16 bits cannot hold), this one
+// alone.
 #include "../vendor.cuh"  // first: HIP defines __host__ there
 
 #include <algorithm>
@@ -37,19 +38,6 @@ constexpr int kThreads = 128;         // threads per block: one target each
 constexpr int kNegInf = INT_MIN / 4;  // far below any score, safe to subtract from
 constexpr int kPastEnd = -(1 << 20);  // substitution score of rows past the query's end
 
-struct QueryBatch {
-  const std::uint8_t* codes;
-  const std::uint64_t* offsets;  // offsets[q], offsets[q + 1] bound query q
-  std::uint32_t first;           // query index of blockIdx.y == 0
-};
-
-struct TargetsView {
-  const std::uint8_t* codes;    // interleaved, see DeviceTargetSet
-  const std::uint32_t* length;  // per slot
-  const std::uint64_t* base;    // per slot: interleaved start including lane
-  std::uint32_t slots;
-  std::uint64_t interleaved;  // elements per query in the edge array
-};
 
 struct GapCosts {
   int open, extend;
@@ -218,11 +206,11 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   stream_.synchronize();  // the host staging vectors die here
 }
 
-// The longest targets, which the 32-bit kernel scores (one per thread) beside
-// the 16-bit kernel on the rest. One thread sweeps a whole pair, so a launch
-// lasts at least as long as its longest pair; in 16-bit lanes a thread sweeps
-// two pairs at once, and the longest pairs of a database with a long tail
-// (mmseqs2-examples: 8,081 residues against a mean of 453) then set the time
+// The longest targets, which the wavefront kernel scores (one warp per pair,
+// score_db_long.cu) beside the 16-bit kernel on the rest. There one thread
+// sweeps a whole pair (two, in its two lanes), so a launch lasts at least as
+// long as its longest pair, and the longest pairs of a database with a long
+// tail (mmseqs2-examples: 8,081 residues against a mean of 453) set the time
 // while the other multiprocessors idle (ncu, H100: active 30 % of the
 // launch). The long slots: longer than 4x the mean, at most 1 % of the
 // slots, rounded up to whole pairs of groups (so the 16-bit part starts on a
@@ -389,7 +377,7 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
 }
 
 // The 16-bit kernel over the slots past long_slots_ and, on a second stream
-// at the same time, the 32-bit kernel over the long slots.
+// at the same time, the wavefront kernel over the long slots.
 void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload& uploaded,
                                    std::span<PairScore> out, std::vector<std::uint32_t>& rerun) {
   const std::size_t queries = uploaded.rows.size();
@@ -397,7 +385,7 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   const auto narrow_slots = static_cast<std::uint32_t>(size() - long_slots_);
   const std::uint64_t narrow_bytes = interleaved_bytes_ - long_interleaved_;
   const std::uint64_t narrow_edge_bytes = (narrow_bytes / 2) * sizeof(search16::Edge16);
-  const std::uint64_t long_edge_bytes = long_interleaved_ * sizeof(int2);
+  const std::uint64_t long_edge_bytes = long_interleaved_ * sizeof(EdgeHF);
   const std::uint32_t per_launch = queries_per_launch(narrow_edge_bytes + long_edge_bytes);
   DeviceBuffer edges = scratch_pool_.acquire(narrow_edge_bytes * per_launch);
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * narrow_slots * per_launch);
@@ -419,9 +407,17 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    if (long_slots_ > 0)
-      launch_wide(params, uploaded, static_cast<std::uint32_t>(first), count, long_slots_,
-                  long_interleaved_, long_edges, long_scores, long_stream_);
+    if (long_slots_ > 0) {
+      const TargetsView long_view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
+                                  slot_base_.as<std::uint64_t>(), long_slots_, long_interleaved_};
+      const QueryBatch batch{uploaded.codes.as<std::uint8_t>(),
+                             uploaded.offsets.as<std::uint64_t>(),
+                             static_cast<std::uint32_t>(first)};
+      launch_score_db_long(params.local, long_view, batch, count, uploaded.matrix.as<int>(),
+                           params.alphabet_size, params.gap_open, params.gap_extend,
+                           long_edges.as<EdgeHF>(), long_scores.as<PairScore>(),
+                           long_stream_.native());
+    }
     const search16::Queries16 batch{uploaded.codes.as<std::uint8_t>(),
                                     uploaded.offsets.as<std::uint64_t>(),
                                     static_cast<std::uint32_t>(first)};

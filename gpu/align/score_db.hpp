@@ -51,6 +51,34 @@ struct PairScore {
 };
 
 
+// What one launch of the 32-bit kernels reads (device pointers): slots 0 ..
+// slots - 1 of the interleaved target layout, and queries first .. of an
+// upload, one per blockIdx.y.
+struct TargetsView {
+  const std::uint8_t* codes;    // interleaved, see DeviceTargetSet
+  const std::uint32_t* length;  // per slot
+  const std::uint64_t* base;    // per slot: interleaved start including lane
+  std::uint32_t slots;
+  std::uint64_t interleaved;  // elements per query in the edge array
+};
+struct QueryBatch {
+  const std::uint8_t* codes;
+  const std::uint64_t* offsets;  // offsets[q], offsets[q + 1] bound query q
+  std::uint32_t first;           // query index of blockIdx.y == 0
+};
+
+// H and F of a pass's last row at one column (the long targets' kernel).
+struct alignas(8) EdgeHF {
+  std::int32_t h, f;
+};
+
+// The long targets' kernel (score_db_long.cu, wavefront_dp.hpp): one warp
+// per pair; edges: count x targets.interleaved cells; `stream` is a
+// gpuStream_t.
+void launch_score_db_long(bool local, const TargetsView& targets, const QueryBatch& queries,
+                          std::uint32_t count, const int* matrix, int alphabet, int open,
+                          int extend, EdgeHF* edges, PairScore* out, void* stream);
+
 class DeviceTargetSet {
  public:
   // Uploads the targets once. `codes` holds every target's letter codes back

@@ -14,6 +14,7 @@
 
 #include "../primitives/dpx.cuh"
 #include "core/parallel.hpp"
+#include "device_max_plus.cuh"
 #include "core/report.hpp"
 #include "score_pairs.hpp"
 
@@ -33,43 +34,6 @@ using align::pairs::PairLengths;
 #define SEQFUSE_PAIR_MIN_BLOCKS 3
 #endif
 constexpr int kThreads = 128;
-
-// pair_dp.hpp's max-plus policy on the device: DPX on Hopper, the portable
-// form elsewhere (dpx.cuh decides). Host passes never call it.
-struct DeviceMaxPlus {
-  static SF_HOST_DEVICE int add_max(int a, int b, int c) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return gpu::add_max(a, b, c);
-#else
-    return align::pairs::PortableMaxPlus::add_max(a, b, c);
-#endif
-  }
-  static SF_HOST_DEVICE int max3(int a, int b, int c) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return gpu::max3(a, b, c);
-#else
-    return align::pairs::PortableMaxPlus::max3(a, b, c);
-#endif
-  }
-  static SF_HOST_DEVICE int max3_relu(int a, int b, int c) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    return gpu::max3_relu(a, b, c);
-#else
-    return align::pairs::PortableMaxPlus::max3_relu(a, b, c);
-#endif
-  }
-  // An empty asm statement the optimizer cannot see through (same on both
-  // vendors' device compilers), so a value computed once per chunk stays in
-  // a register instead of being recomputed in the loop.
-  static SF_HOST_DEVICE int opaque(int x) {
-#if defined(__CUDA_ARCH__)
-    asm volatile("" : "+r"(x));
-#elif defined(__HIP_DEVICE_COMPILE__)
-    asm volatile("" : "+v"(x));
-#endif
-    return x;
-  }
-};
 
 template <bool kLocal, int kBits, class Edge>
 __global__ void __launch_bounds__(kThreads, SEQFUSE_PAIR_MIN_BLOCKS)

@@ -211,7 +211,7 @@ TEST_CASE("GPU 16-bit search: mixed-length lanes, every scoring, both paths agre
   print_stats("mixed lengths, every scoring", total);
 }
 
-TEST_CASE("GPU 16-bit search: the longest targets run at 32 bits beside it",
+TEST_CASE("GPU 16-bit search: the longest targets run in the wavefront kernel beside it",
           "[gpu][align][search16]") {
   const std::uint64_t seed = test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
@@ -219,8 +219,9 @@ TEST_CASE("GPU 16-bit search: the longest targets run at 32 bits beside it",
   const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
   const std::string amino = "ARNDCQEGHILKMFPSTWYV";
   // 700 short targets and a tail of 12 long ones (over 4x the mean length):
-  // the long slots (7 = 1 % of them, rounded up to 64) go to the 32-bit
-  // kernel, the rest to the 16-bit one; queries of very different lengths.
+  // the long slots (7 = 1 % of them, rounded up to 64) go to the wavefront
+  // kernel (one warp per pair), the rest to the 16-bit one; queries of very
+  // different lengths, 1,100 residues taking three of its 512-row passes.
   const std::string related = rng.random(amino, 400);
   Flat queries, targets;
   for (int len : {0, 1, 35, 400, 1100})
