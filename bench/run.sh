@@ -289,8 +289,13 @@ case_kmer_count_cpu() {
 # pairs' scores and end cells equal the score-only run's. Runs are few
 # (parasail's NW traceback of 1 M pairs takes about 14 s on 16 threads), so
 # the peer's time stays near a minute for the case.
+# DNA_PAIRS (default 1000000) pairs of DNA_PAIR_LENGTH (default 150) bp;
+# DNA_PAIRS_CIGAR=0 skips the traceback timings, DNA_PAIRS_RUNS (default 3)
+# sets the timed runs (one warm-up when above 1).
 case_dna_pairs() {
-  local sf lambda dir pairs=1000000 side threads
+  local sf lambda dir pairs=${DNA_PAIRS:-1000000} len=${DNA_PAIR_LENGTH:-150} side threads
+  local pair_runs=${DNA_PAIRS_RUNS:-3} pair_warmup=1
+  ((pair_runs > 1)) || pair_warmup=0
   sf=$(find_bin seqfuse)
   [ -n "$sf" ] || { skip "seqfuse is not built"; return 0; }
   need_tool parasail_aligner awk gzip sort cmp cut || return 0
@@ -305,20 +310,20 @@ case_dna_pairs() {
   threads=$(nproc)
   dir="$work/dna_pairs"
   mkdir -p "$dir"
-  if [ "$(cat "$dir/stamp" 2>/dev/null)" != "$pairs" ]; then
-    log "making $pairs pairs of 150 bp from $lambda -> $dir"
-    gzip -dc "$lambda" | awk -v pairs="$pairs" -v q="$dir/q.fa" -v t="$dir/t.fa" '
+  if [ "$(cat "$dir/stamp" 2>/dev/null)" != "$pairs x $len" ]; then
+    log "making $pairs pairs of $len bp from $lambda -> $dir"
+    gzip -dc "$lambda" | awk -v pairs="$pairs" -v len="$len" -v q="$dir/q.fa" -v t="$dir/t.fa" '
       /^>/ { next }
       { g = g toupper($0) }
       END {
         srand(20261123); L = length(g)
         for (k = 0; k < pairs; k++) {
-          s = 4 + int(rand() * (L - 160)); a = substr(g, s, 150)
-          b = substr(g, s + int(rand() * 7) - 3, 150)
-          for (x = 0; x < 3; x++) {
-            p = 1 + int(rand() * 150); b = substr(b, 1, p - 1) substr("ACGT", 1 + int(rand() * 4), 1) substr(b, p + 1)
+          s = 4 + int(rand() * (L - len - 10)); a = substr(g, s, len)
+          b = substr(g, s + int(rand() * 7) - 3, len)
+          for (x = 0; x < 3 * len / 150; x++) {
+            p = 1 + int(rand() * len); b = substr(b, 1, p - 1) substr("ACGT", 1 + int(rand() * 4), 1) substr(b, p + 1)
           }
-          r = rand(); p = 1 + int(rand() * 140); d = 1 + int(rand() * 3)
+          r = rand(); p = 1 + int(rand() * (len - 10)); d = 1 + int(rand() * 3)
           if (r < 0.35) b = substr(b, 1, p) substr(b, p + d + 1)
           else if (r < 0.7) b = substr(b, 1, p) substr("GATTACA", 1 + int(rand() * 4), d) substr(b, p + 1)
           printf ">p%d_%d\n%s\n", k, s, a > q
@@ -327,19 +332,20 @@ case_dna_pairs() {
       }'
     awk -v n=$((side * 2)) 'NR <= n' "$dir/q.fa" >"$dir/q_side.fa"
     awk -v n=$((side * 2)) 'NR <= n' "$dir/t.fa" >"$dir/t_side.fa"
-    echo "$pairs" >"$dir/stamp"
+    echo "$pairs x $len" >"$dir/stamp"
   fi
-  local desc="$pairs lambda pairs x 150 bp (bowtie2-examples; parasail: $side x $side all-against-all, same cells), DNA 2/-3 gaps 5/2, $threads threads"
+  local desc="$pairs lambda pairs x $len bp (bowtie2-examples; parasail: $side x $side all-against-all, same cells), DNA 2/-3 gaps 5/2, $threads threads"
   local mode sub parasail_args
   for mode in sw nw; do
     sub=align-$mode
     parasail_args="-x -d -M 2 -X 3 -o 5 -e 2 -t $threads -q $(q "$dir/q_side.fa") -f $(q "$dir/t_side.fa")"
-    runs=3 warmup=1 compare "dna-pairs-$mode" \
+    runs=$pair_runs warmup=$pair_warmup compare "dna-pairs-$len-$mode" \
       "$(q "$sf") $sub $(q "$dir/q.fa") $(q "$dir/t.fa") --pairs --match 2 --mismatch -3 --gap-open 5 --gap-extend 2 -t $threads -q -o $(q "$dir/$mode.tsv")" \
       "parasail_aligner $parasail_args -a ${mode}_striped_sat -g $(q "$dir/parasail_$mode.csv") <&- >/dev/null" \
       "$(q "$sf") $sub $(q "$dir/q_side.fa") $(q "$dir/t_side.fa") --top 0 --format csv --match 2 --mismatch -3 --gap-open 5 --gap-extend 2 -t $threads -q | sort > $(q "$dir/a_$mode.csv") && sort $(q "$dir/parasail_$mode.csv") > $(q "$dir/b_$mode.csv") && cmp $(q "$dir/a_$mode.csv") $(q "$dir/b_$mode.csv")" \
       "$desc, $mode score-only"
-    runs=2 warmup=0 compare "dna-pairs-$mode-traceback" \
+    [ "${DNA_PAIRS_CIGAR:-1}" = 0 ] && continue
+    runs=2 warmup=0 compare "dna-pairs-$len-$mode-traceback" \
       "$(q "$sf") $sub $(q "$dir/q.fa") $(q "$dir/t.fa") --pairs --traceback --match 2 --mismatch -3 --gap-open 5 --gap-extend 2 -t $threads -q -o $(q "$dir/${mode}_traced.tsv")" \
       "parasail_aligner $parasail_args -a ${mode}_trace_striped_sat -O SAM -g $(q "$dir/parasail_$mode.sam") <&- >/dev/null" \
       "cut -f1-7 $(q "$dir/${mode}_traced.tsv") | cmp - <(cut -f1-7 $(q "$dir/$mode.tsv"))" \
