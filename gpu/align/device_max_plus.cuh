@@ -46,5 +46,4 @@ struct DeviceMaxPlus {
   }
 };
 
-
 }  // namespace seqfuse::gpu

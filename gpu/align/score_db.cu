@@ -38,7 +38,6 @@ constexpr int kThreads = 128;         // threads per block: one target each
 constexpr int kNegInf = INT_MIN / 4;  // far below any score, safe to subtract from
 constexpr int kPastEnd = -(1 << 20);  // substitution score of rows past the query's end
 
-
 struct GapCosts {
   int open, extend;
 };
@@ -234,8 +233,7 @@ Status DeviceTargetSet::can_implement(const ScoreParams& params) {
     return Status::kInvalidSize;
   // Opening at least as costly as extending: the kernels' F recurrence
   // relies on it (ScoringScheme refuses the other case anyway).
-  if (params.gap_extend < 0 || params.gap_open < params.gap_extend)
-    return Status::kInvalidArgument;
+  if (params.gap_extend < 0 || params.gap_open < params.gap_extend) return Status::kInvalidArgument;
   return Status::kSuccess;
 }
 
@@ -303,8 +301,7 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   QueryUpload subset;
   stats_.rerun_queries = static_cast<std::uint32_t>(rerun.size());
   stats_.rerun_pairs = rerun.size() * size();
-  if (const Status s =
-          upload_queries(params, query_codes, query_offsets, std::move(rerun), subset);
+  if (const Status s = upload_queries(params, query_codes, query_offsets, std::move(rerun), subset);
       s != Status::kSuccess)
     return s;
   score_wide(params, subset, out);
@@ -319,10 +316,9 @@ std::uint32_t DeviceTargetSet::queries_per_launch(std::uint64_t edge_bytes_per_q
   const std::uint64_t edge_budget = std::clamp<std::uint64_t>(
       free_device_memory() / 2, std::uint64_t{256} << 20, std::uint64_t{16} << 30);
   const std::uint64_t by_scores = (std::uint64_t{1} << 24) / std::max<std::size_t>(size(), 1);
-  return static_cast<std::uint32_t>(
-      std::clamp<std::uint64_t>(std::min(edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1),
-                                         by_scores),
-                                1, UINT32_MAX));
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      std::min(edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), by_scores), 1,
+      UINT32_MAX));
 }
 
 // The 32-bit kernel over slots [0, slot_end) for `count` uploaded queries from
@@ -428,8 +424,8 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     // returns only when it is done, so copying the long slots' scores first
     // kept the 16-bit kernel from starting until the long kernel ended.
     if (long_slots_ > 0)
-      copy_to_host(long_by_slot.data(), long_scores.data(),
-                   sizeof(PairScore) * long_slots_ * count, long_stream_);
+      copy_to_host(long_by_slot.data(), long_scores.data(), sizeof(PairScore) * long_slots_ * count,
+                   long_stream_);
     copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * narrow_slots * count, stream_);
     long_stream_.synchronize();
     stream_.synchronize();

@@ -50,7 +50,6 @@ struct PairScore {
   std::int32_t target_end = -1;
 };
 
-
 // What one launch of the 32-bit kernels reads (device pointers): slots 0 ..
 // slots - 1 of the interleaved target layout, and queries first .. of an
 // upload, one per blockIdx.y.
@@ -123,8 +122,8 @@ class DeviceTargetSet {
   // The 16-bit kernel over every uploaded query (the long slots at 32 bits
   // beside it); appends the queries with flagged pairs to `rerun` (their out
   // rows are incomplete).
-  void score_narrow(const ScoreParams& params, const QueryUpload& queries,
-                    std::span<PairScore> out, std::vector<std::uint32_t>& rerun);
+  void score_narrow(const ScoreParams& params, const QueryUpload& queries, std::span<PairScore> out,
+                    std::vector<std::uint32_t>& rerun);
 
   std::vector<std::uint32_t> lengths_;   // by original target index
   std::vector<std::uint32_t> order_;     // slot -> original index, longest first

@@ -71,11 +71,10 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
   const std::uint64_t base = slot0 < targets.slots ? targets.base[slot0] : targets.base_offset;
   BlockProfile chunks{profile.data, matrix, alphabet, query, m, params.open};
   PairScore r0, r1;
-  search16::score_lanes<kLocal>(targets.codes + base,
-                                edges + blockIdx.y * (targets.interleaved / 2) +
-                                    (base - targets.base_offset) / 2,
-                                m, n0,
-                                n1, params, chunks, r0, r1);
+  search16::score_lanes<kLocal>(
+      targets.codes + base,
+      edges + blockIdx.y * (targets.interleaved / 2) + (base - targets.base_offset) / 2, m, n0, n1,
+      params, chunks, r0, r1);
   const std::uint64_t row = std::uint64_t{blockIdx.y} * targets.slots;
   if (slot0 < targets.slots) out[row + slot0] = r0;
   if (slot1 < targets.slots) out[row + slot1] = r1;

@@ -14,8 +14,8 @@
 
 #include "../primitives/dpx.cuh"
 #include "core/parallel.hpp"
-#include "device_max_plus.cuh"
 #include "core/report.hpp"
+#include "device_max_plus.cuh"
 #include "score_pairs.hpp"
 
 namespace seqfuse::gpu {

@@ -292,9 +292,8 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
         }
         const std::uint32_t s = lane_pair(rows0.w[(r % 8) / 2], rows1.w[(r % 8) / 2], r % 2 != 0);
         // H' - open, then H - open = max(H' - open, F - open).
-        const std::uint32_t hpm =
-            add_s16x2(kLocal ? add_max_relu_s16x2(diag, s, e) : add_max_s16x2(diag, s, e),
-                      minus_open);
+        const std::uint32_t hpm = add_s16x2(
+            kLocal ? add_max_relu_s16x2(diag, s, e) : add_max_s16x2(diag, s, e), minus_open);
         const std::uint32_t hm = add_max_s16x2(f, minus_open, hpm);
         diag = Hm[r];
         Hm[r] = hm;

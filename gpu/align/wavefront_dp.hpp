@@ -62,8 +62,8 @@ SF_HOST_DEVICE void begin_pass(Lane& lane, const std::uint8_t* query, int m, int
   lane.i0 = i0;
   SF_DEVICE_UNROLL
   for (int r = 0; r < kLaneRows; ++r) {
-    lane.row_offset[r] =
-        MaxPlus::opaque((i0 + r < m ? static_cast<int>(query[i0 + r]) : kMaxAlphabet) * kMaxAlphabet);
+    lane.row_offset[r] = MaxPlus::opaque(
+        (i0 + r < m ? static_cast<int>(query[i0 + r]) : kMaxAlphabet) * kMaxAlphabet);
     lane.H[r] = kLocal ? 0 : minus_gap(i0 + r + 1, open, extend);  // H(i, -1)
     lane.E[r] = kNegInf;
   }

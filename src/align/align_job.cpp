@@ -130,7 +130,6 @@ AlignResult checked_against_score(AlignResult traced, const gpu::PairScore& scor
   return traced;
 }
 
-
 // --pairs on the GPU: scores from the pairs kernel (one thread per pair,
 // gpu/align/score_pairs.cu); with --traceback the pairs are traced on the GPU
 // too and each traced score must equal the score kernel's.
@@ -152,8 +151,8 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     std::vector<AlignResult> traced(scores.size());
     tracer.align_pairs(pairs, traced);
     for (std::size_t k = 0; k < scores.size(); ++k)
-      scores[k] = checked_against_score(std::move(traced[k]),
-                                        {scores[k].score, scores[k].query_end, scores[k].target_end});
+      scores[k] = checked_against_score(
+          std::move(traced[k]), {scores[k].score, scores[k].query_end, scores[k].target_end});
     stats.device_seconds += tracer.device_seconds();
     seqfuse::trace("align: pairs traced");
   }
@@ -201,7 +200,8 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
       return scores[(pair.query - first) * t.size() + pair.target];
     };
     hits.clear();
-    for (const PairIndex& pair : kept) hits.push_back({pair.query, pair.target, to_result(score_of(pair))});
+    for (const PairIndex& pair : kept)
+      hits.push_back({pair.query, pair.target, to_result(score_of(pair))});
     if (job.traceback) {
       traced.resize(kept.size());
       tracer->align_pairs(kept, traced);

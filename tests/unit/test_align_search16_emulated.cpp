@@ -150,11 +150,11 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
       for (std::size_t s = 0; s < slots; ++s)
         if (by_slot[q * slots + s].score == s16::kRerun)
           e.flagged[(first + q) * slots + l.order[s]] = 1;
-    e.flagged_pairs += s16::scatter16(
-        by_slot, first, count, slots, e.rerun_queries,
-        [&](std::uint32_t q, std::uint32_t s, const gpu::PairScore& r) {
-          e.out[q * slots + l.order[s]] = r;
-        });
+    e.flagged_pairs +=
+        s16::scatter16(by_slot, first, count, slots, e.rerun_queries,
+                       [&](std::uint32_t q, std::uint32_t s, const gpu::PairScore& r) {
+                         e.out[q * slots + l.order[s]] = r;
+                       });
   }
   // The 32-bit rerun of whole rows (reference_score stands in for the kernel).
   for (const std::uint32_t q : e.rerun_queries)

@@ -34,7 +34,8 @@ std::vector<int> kernel_table(const gpu::ScoreParams& p) {
   for (int q = 0; q < p.alphabet_size; ++q)
     for (int t = 0; t < p.alphabet_size; ++t)
       table[q * gpu::kMaxAlphabet + t] = p.matrix[q * p.alphabet_size + t];
-  for (int t = 0; t < gpu::kMaxAlphabet; ++t) table[gpu::kMaxAlphabet * gpu::kMaxAlphabet + t] = wf::kPastEnd;
+  for (int t = 0; t < gpu::kMaxAlphabet; ++t)
+    table[gpu::kMaxAlphabet * gpu::kMaxAlphabet + t] = wf::kPastEnd;
   return table;
 }
 
@@ -60,8 +61,8 @@ gpu::PairScore emulate_pair(const std::vector<int>& table, Codes query, Codes ta
         int up_h, up_f;
         if (k == 0) {
           letters[0] = s < n ? target[static_cast<std::size_t>(s)] : 0;
-          const gpu::EdgeHF e = s < n && from_edge ? edge[static_cast<std::size_t>(s)]
-                                                   : gpu::EdgeHF{0, wf::kNegInf};
+          const gpu::EdgeHF e =
+              s < n && from_edge ? edge[static_cast<std::size_t>(s)] : gpu::EdgeHF{0, wf::kNegInf};
           up_h = from_edge ? e.h : kLocal ? 0 : wf::minus_gap(s + 1, open, extend);
           up_f = from_edge ? e.f : wf::kNegInf;
         } else {
@@ -103,12 +104,11 @@ void require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode,
     for (std::size_t t = 0; t < targets.size(); ++t) {
       const AlignResult want =
           seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
-      const gpu::PairScore got =
-          mode == AlignMode::local
-              ? emulate_pair<true>(table, queries[q], targets[t], params.gap_open,
-                                   params.gap_extend)
-              : emulate_pair<false>(table, queries[q], targets[t], params.gap_open,
-                                    params.gap_extend);
+      const gpu::PairScore got = mode == AlignMode::local
+                                     ? emulate_pair<true>(table, queries[q], targets[t],
+                                                          params.gap_open, params.gap_extend)
+                                     : emulate_pair<false>(table, queries[q], targets[t],
+                                                           params.gap_open, params.gap_extend);
       if (got.score == want.score && got.query_end == want.query_end &&
           got.target_end == want.target_end)
         continue;
