@@ -20,6 +20,7 @@
 #include "core/report.hpp"
 #include "score_db.hpp"
 #include "search16_dp.hpp"
+#include "search_table.cuh"
 
 namespace seqfuse::gpu {
 namespace {
@@ -34,9 +35,8 @@ namespace {
 #define SEQFUSE_SCORE_MIN_BLOCKS 3
 #endif
 constexpr int kRows = SEQFUSE_SCORE_ROWS;
-constexpr int kThreads = 128;         // threads per block: one target each
-constexpr int kNegInf = INT_MIN / 4;  // far below any score, safe to subtract from
-constexpr int kPastEnd = -(1 << 20);  // substitution score of rows past the query's end
+constexpr int kThreads = 128;  // threads per block: one target each
+using align::pairs::kNegInf;   // far below any score, safe to subtract from
 
 struct GapCosts {
   int open, extend;
@@ -57,12 +57,8 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE_MIN_BLOCKS)
   // (or broadcast); the transposed layout put them all in one bank.
   // Row kMaxAlphabet is a sentinel for rows past the query's end: scores so
   // low that such a row never holds a cell better than the real rows above it.
-  __shared__ int matrix[(kMaxAlphabet + 1) * kMaxAlphabet];
-  for (int k = threadIdx.x; k < alphabet * alphabet; k += blockDim.x)
-    matrix[(k / alphabet) * kMaxAlphabet + k % alphabet] = matrix_in[k];
-  for (int k = threadIdx.x; k < kMaxAlphabet; k += blockDim.x)
-    matrix[kMaxAlphabet * kMaxAlphabet + k] = kPastEnd;
-  __syncthreads();
+  __shared__ int matrix[align::pairs::kTableSize];
+  load_search_table(matrix, matrix_in, alphabet);
 
   const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
   if (slot >= targets.slots) return;
@@ -321,19 +317,16 @@ std::uint32_t DeviceTargetSet::queries_per_launch(std::uint64_t edge_bytes_per_q
       UINT32_MAX));
 }
 
-// The 32-bit kernel over slots [0, slot_end) for `count` uploaded queries from
-// `first`, on `stream`: scores[q * slot_end + slot].
-void DeviceTargetSet::launch_wide(const ScoreParams& params, const QueryUpload& queries,
-                                  std::uint32_t first, std::uint32_t count, std::uint32_t slot_end,
-                                  std::uint64_t interleaved_end, DeviceBuffer& edges,
-                                  DeviceBuffer& scores, Stream& stream) {
-  const TargetsView view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
-                         slot_base_.as<std::uint64_t>(), slot_end, interleaved_end};
-  const QueryBatch batch{queries.codes.as<std::uint8_t>(), queries.offsets.as<std::uint64_t>(),
-                         first};
-  launch_score_db(params.local, view, batch, count, queries.matrix.as<int>(), params.alphabet_size,
-                  GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
-                  scores.as<PairScore>(), static_cast<gpuStream_t>(stream.native()));
+// Slots [0, slots) of the resident targets (interleaved bytes [0,
+// interleaved)), as the 32-bit kernels read them.
+TargetsView DeviceTargetSet::targets_view(std::uint32_t slots, std::uint64_t interleaved) const {
+  return TargetsView{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
+                     slot_base_.as<std::uint64_t>(), slots, interleaved};
+}
+
+// Uploaded queries first, first + 1, ... for blockIdx.y = 0, 1, ...
+QueryBatch DeviceTargetSet::query_batch(const QueryUpload& queries, std::uint32_t first) {
+  return QueryBatch{queries.codes.as<std::uint8_t>(), queries.offsets.as<std::uint64_t>(), first};
 }
 
 // by_slot[q * slots + s] (slots first_slot .. first_slot + slots - 1, uploaded
@@ -360,8 +353,11 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    launch_wide(params, uploaded, static_cast<std::uint32_t>(first), count, slots,
-                interleaved_bytes_, edges, scores, stream_);
+    launch_score_db(params.local, targets_view(slots, interleaved_bytes_),
+                    query_batch(uploaded, static_cast<std::uint32_t>(first)), count,
+                    uploaded.matrix.as<int>(), params.alphabet_size,
+                    GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
+                    scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
     copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * slots * count, stream_);
     stream_.synchronize();
     trace("align search: " + std::to_string(count) + " queries scored on the device");
@@ -403,20 +399,12 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   for (std::size_t first = 0; first < queries; first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    if (long_slots_ > 0) {
-      const TargetsView long_view{codes_.as<std::uint8_t>(), slot_len_.as<std::uint32_t>(),
-                                  slot_base_.as<std::uint64_t>(), long_slots_, long_interleaved_};
-      const QueryBatch batch{uploaded.codes.as<std::uint8_t>(),
-                             uploaded.offsets.as<std::uint64_t>(),
-                             static_cast<std::uint32_t>(first)};
-      launch_score_db_long(params.local, long_view, batch, count, uploaded.matrix.as<int>(),
-                           params.alphabet_size, params.gap_open, params.gap_extend,
-                           long_edges.as<EdgeHF>(), long_scores.as<PairScore>(),
+    const QueryBatch batch = query_batch(uploaded, static_cast<std::uint32_t>(first));
+    if (long_slots_ > 0)
+      launch_score_db_long(params.local, targets_view(long_slots_, long_interleaved_), batch, count,
+                           uploaded.matrix.as<int>(), params.alphabet_size, params.gap_open,
+                           params.gap_extend, long_edges.as<EdgeHF>(), long_scores.as<PairScore>(),
                            long_stream_.native());
-    }
-    const search16::Queries16 batch{uploaded.codes.as<std::uint8_t>(),
-                                    uploaded.offsets.as<std::uint64_t>(),
-                                    static_cast<std::uint32_t>(first)};
     launch_score_db16(params.local, view, batch, count, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());

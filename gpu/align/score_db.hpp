@@ -111,9 +111,8 @@ class DeviceTargetSet {
                                       std::vector<std::uint32_t> rows, QueryUpload& upload_out);
   [[nodiscard]] static std::uint32_t long_slot_count(std::span<const std::uint32_t> slot_len);
   [[nodiscard]] std::uint32_t queries_per_launch(std::uint64_t edge_bytes_per_query) const;
-  void launch_wide(const ScoreParams& params, const QueryUpload& queries, std::uint32_t first,
-                   std::uint32_t count, std::uint32_t slot_end, std::uint64_t interleaved_end,
-                   DeviceBuffer& edges, DeviceBuffer& scores, Stream& stream);
+  [[nodiscard]] TargetsView targets_view(std::uint32_t slots, std::uint64_t interleaved) const;
+  [[nodiscard]] static QueryBatch query_batch(const QueryUpload& queries, std::uint32_t first);
   void scatter(std::span<const PairScore> by_slot, const QueryUpload& queries, std::uint32_t first,
                std::uint32_t count, std::uint32_t first_slot, std::uint32_t slots,
                std::span<PairScore> out) const;

@@ -4,8 +4,11 @@
 // 16-bit kernel.
 #include "../vendor.cuh"  // first: HIP defines __host__ there
 
+#include <climits>
+
 #include "device_max_plus.cuh"
 #include "score_db.hpp"
+#include "search_table.cuh"
 #include "wavefront_dp.hpp"
 
 namespace seqfuse::gpu {
@@ -23,12 +26,8 @@ __global__ void __launch_bounds__(kThreads)
     score_db_long_kernel(TargetsView targets, QueryBatch queries, const int* __restrict__ matrix_in,
                          int alphabet, int open, int extend, EdgeHF* __restrict__ edges,
                          PairScore* __restrict__ out) {
-  __shared__ int table[wavefront::kTableSize];
-  for (int k = threadIdx.x; k < alphabet * alphabet; k += blockDim.x)
-    table[(k / alphabet) * kMaxAlphabet + k % alphabet] = matrix_in[k];
-  for (int k = threadIdx.x; k < kMaxAlphabet; k += blockDim.x)
-    table[kMaxAlphabet * kMaxAlphabet + k] = wavefront::kPastEnd;
-  __syncthreads();
+  __shared__ int table[align::pairs::kTableSize];
+  load_search_table(table, matrix_in, alphabet);
 
   const int lane_id = static_cast<int>(threadIdx.x) % kLanes;
   const std::uint32_t slot = blockIdx.x * kPairsPerBlock + threadIdx.x / kLanes;

@@ -102,11 +102,7 @@ struct Targets16 {
   std::uint64_t interleaved;  // bytes; edge cells per query = interleaved / 2
   std::uint64_t base_offset;  // interleaved start of slot 0's group: edges count from there
 };
-struct Queries16 {
-  const std::uint8_t* codes;
-  const std::uint64_t* offsets;  // offsets[q], offsets[q + 1] bound query q
-  std::uint32_t first;           // query of blockIdx.y == 0
-};
+using Queries16 = QueryBatch;
 
 inline Params16 make_params16(const ScoreParams& params) {
   Params16 p;

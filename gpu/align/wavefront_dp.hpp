@@ -19,10 +19,10 @@
 // 0, (-1, -1) for an empty sequence; global ends at (m - 1, n - 1).
 #pragma once
 
-#include <climits>
 #include <cstdint>
 
 #include "dp_cell.hpp"
+#include "pair_dp.hpp"
 #include "score_db.hpp"
 
 namespace seqfuse::gpu::wavefront {
@@ -30,13 +30,14 @@ namespace seqfuse::gpu::wavefront {
 inline constexpr int kLaneRows = 16;
 inline constexpr int kLanes = 32;  // lanes per pair (a CUDA warp; half an AMD wavefront)
 inline constexpr int kPassRows = kLaneRows * kLanes;
-// The substitution table as the kernel keeps it in shared memory:
-// table[q * kMaxAlphabet + t], row kMaxAlphabet a sentinel for rows past the
-// query's end (scores so low such a row never holds a cell as good as a real
-// one: its H comes from E, F or 0, each below a real cell's).
-inline constexpr int kTableSize = (kMaxAlphabet + 1) * kMaxAlphabet;
-inline constexpr int kNegInf = INT_MIN / 4;
-inline constexpr int kPastEnd = -(1 << 20);
+// The substitution table is the pairs kernel's (pair_dp.hpp, search_table.cuh):
+// table[q * kTableStride + t], row kSentinelRow of kPastEnd for rows past the
+// query's end (so low such a row never holds a cell as good as a real one:
+// its H comes from E, F or 0, each below a real cell's).
+using align::pairs::kNegInf;
+using align::pairs::kSentinelRow;
+using align::pairs::kTableStride;
+static_assert(kTableStride == kMaxAlphabet, "query letters index the table's rows");
 
 // Score of a gap of `length` letters, negated (0 for none).
 SF_HOST_DEVICE int minus_gap(int length, int open, int extend) {
@@ -46,7 +47,7 @@ SF_HOST_DEVICE int minus_gap(int length, int open, int extend) {
 // One lane's state: its rows of the current pass and its running result.
 struct Lane {
   int H[kLaneRows], E[kLaneRows];
-  int row_offset[kLaneRows];  // query letter x kMaxAlphabet (sentinel past the end)
+  int row_offset[kLaneRows];  // query letter x kTableStride (sentinel past the end)
   int i0 = 0;                 // first row
   int diag_up = 0;            // H(i0 - 1, j - 1) for the next column j
   int bottom_h = 0;           // H and F of the last row at the latest column
@@ -63,7 +64,7 @@ SF_HOST_DEVICE void begin_pass(Lane& lane, const std::uint8_t* query, int m, int
   SF_DEVICE_UNROLL
   for (int r = 0; r < kLaneRows; ++r) {
     lane.row_offset[r] = MaxPlus::opaque(
-        (i0 + r < m ? static_cast<int>(query[i0 + r]) : kMaxAlphabet) * kMaxAlphabet);
+        (i0 + r < m ? static_cast<int>(query[i0 + r]) : kSentinelRow) * kTableStride);
     lane.H[r] = kLocal ? 0 : minus_gap(i0 + r + 1, open, extend);  // H(i, -1)
     lane.E[r] = kNegInf;
   }

@@ -13,6 +13,7 @@
 #include "align/gpu_params.hpp"
 #include "align/reference.hpp"
 #include "gpu/align/pair_dp.hpp"
+#include "gpu/align/score_pairs.hpp"
 #include "gpu/align/wavefront_dp.hpp"
 #include "test_align_support.hpp"
 
@@ -26,18 +27,6 @@ namespace gpu = seqfuse::gpu;
 namespace wf = seqfuse::gpu::wavefront;
 namespace test = seqfuse::align::test;
 using MaxPlus = seqfuse::align::pairs::PortableMaxPlus;
-
-// The kernel's shared table: matrix rows at kMaxAlphabet stride, then the
-// sentinel row for rows past the query's end.
-std::vector<int> kernel_table(const gpu::ScoreParams& p) {
-  std::vector<int> table(wf::kTableSize, -999999);
-  for (int q = 0; q < p.alphabet_size; ++q)
-    for (int t = 0; t < p.alphabet_size; ++t)
-      table[q * gpu::kMaxAlphabet + t] = p.matrix[q * p.alphabet_size + t];
-  for (int t = 0; t < gpu::kMaxAlphabet; ++t)
-    table[gpu::kMaxAlphabet * gpu::kMaxAlphabet + t] = wf::kPastEnd;
-  return table;
-}
 
 template <bool kLocal>
 gpu::PairScore emulate_pair(const std::vector<int>& table, Codes query, Codes target, int open,
@@ -98,7 +87,8 @@ gpu::PairScore emulate_pair(const std::vector<int>& table, Codes query, Codes ta
 void require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode,
                                 const test::FlatCodes& queries, const test::FlatCodes& targets) {
   const gpu::ScoreParams params = seqfuse::align::gpu_score_params(scheme, mode);
-  const std::vector<int> table = kernel_table(params);
+  // The layout load_search_table gives the kernel.
+  const std::vector<int> table = gpu::pair_table(params.matrix, params.alphabet_size);
   std::size_t wrong = 0;
   for (std::size_t q = 0; q < queries.size(); ++q) {
     for (std::size_t t = 0; t < targets.size(); ++t) {
