@@ -74,11 +74,16 @@ struct Plan {
              "set TRANSA");
     check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep),
              "set TRANSB");
-    if (job.bias) {
-      const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    const bool gelu = job.activation == Activation::gelu_tanh;
+    if (job.bias || gelu) {
+      const cublasLtEpilogue_t epilogue = !gelu      ? CUBLASLT_EPILOGUE_BIAS
+                                          : job.bias ? CUBLASLT_EPILOGUE_GELU_BIAS
+                                                     : CUBLASLT_EPILOGUE_GELU;
       check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                              sizeof epilogue),
                "set EPILOGUE");
+    }
+    if (job.bias) {
       const cudaDataType_t bias_type = CUDA_R_32F;
       check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
                                              sizeof bias_type),
@@ -105,13 +110,17 @@ struct Plan {
   }
 };
 
-using PlanKey = std::tuple<std::size_t, std::size_t, std::size_t, int, int, bool>;
 // A GEMM family: everything but the row count.
-using FamilyKey = std::tuple<std::size_t, std::size_t, int, int, bool>;
+using FamilyKey = std::tuple<std::size_t, std::size_t, int, int, bool, int>;
+using PlanKey = std::pair<std::size_t, FamilyKey>;  // rows, family
 
 FamilyKey family_of(const Linear& job) {
-  return {job.in, job.out, static_cast<int>(job.type), static_cast<int>(job.y_type),
-          job.bias != nullptr};
+  return {job.in,
+          job.out,
+          static_cast<int>(job.type),
+          static_cast<int>(job.y_type),
+          job.bias != nullptr,
+          static_cast<int>(job.activation)};
 }
 
 // Process-wide: one cuBLASLt handle and the algorithm chosen per GEMM family.
@@ -160,7 +169,8 @@ struct SharedGemmState {
     if (found == algorithms.end()) {
       found = algorithms.emplace(family, heuristic_locked(plan)).first;
       trace("gemm: algorithm chosen for " + std::to_string(job.in) + " -> " +
-            std::to_string(job.out) + (job.bias ? " + bias" : ""));
+            std::to_string(job.out) + (job.bias ? " + bias" : "") +
+            (job.activation == Activation::gelu_tanh ? " + GELU" : ""));
     }
     plan.algo = found->second.first;
     plan.usable = found->second.second;
@@ -192,12 +202,7 @@ struct LinearGemm::Impl {
   }
 
   Plan& plan_for(const Linear& job) {
-    const PlanKey key{job.rows,
-                      job.in,
-                      job.out,
-                      static_cast<int>(job.type),
-                      static_cast<int>(job.y_type),
-                      job.bias != nullptr};
+    const PlanKey key{job.rows, family_of(job)};
     auto found = plans.find(key);
     if (found != plans.end()) return *found->second;
     if (plans.size() >= kMaxPlans) plans.clear();
@@ -262,6 +267,12 @@ struct LinearGemm::Impl {
 
 #endif
 
+bool can_implement(const Linear& job) {
+  if (job.y_type != NnType::f32 && job.y_type != job.type) return false;
+  if (job.accumulate && job.y_type != NnType::f32) return false;
+  return !(job.accumulate && job.activation != Activation::none);
+}
+
 LinearGemm::LinearGemm(GemmBackend backend) : impl_(std::make_unique<Impl>(backend)) {}
 LinearGemm::~LinearGemm() = default;
 
@@ -269,8 +280,7 @@ Status LinearGemm::run(const Linear& job, Stream& stream) {
   if (job.rows == 0 || job.out == 0) return Status::kSuccess;
   if (job.in == 0) return Status::kInvalidSize;
   if (!job.x || !job.w || !job.y) return Status::kNullBuffer;
-  if (job.y_type != NnType::f32 && job.y_type != job.type) return Status::kInvalidArgument;
-  if (job.accumulate && job.y_type != NnType::f32) return Status::kInvalidArgument;
+  if (!can_implement(job)) return Status::kInvalidArgument;
   return impl_->run(job, stream);
 }
 

@@ -18,6 +18,17 @@
 
 namespace seqfuse::gpu::nn {
 
+// What the GEMM applies to x w^T + bias before storing y.
+enum class Activation {
+  none,
+  // GELU in its tanh form, 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))):
+  // the form cuBLASLt's GELU epilogue computes (tests/gpu/test_gpu_gemm.cpp
+  // checks it on the device), so the tiled kernel computes it too. It is
+  // within 4.8e-4 of ESM's exact-erf GELU; the engine fuses it only where y
+  // is 16-bit anyway (src/models/gpu_engine.cpp says why).
+  gelu_tanh,
+};
+
 struct Linear {
   const void* x = nullptr;  // [rows][in]
   const void* w = nullptr;  // [out][in]
@@ -29,6 +40,7 @@ struct Linear {
   // y += x w^T (+ bias) instead of y = ...: the residual stream adds a
   // block's output in the GEMM (fp32 y only).
   bool accumulate = false;
+  Activation activation = Activation::none;  // not with accumulate
 };
 
 // Device pointers passed to LinearGemm::run must be aligned to this many
@@ -47,6 +59,11 @@ enum class GemmBackend {
 // LinearGemm of the process then reuses them, for any row count. Throws
 // seqfuse::Error on a library failure; a no-op on HIP.
 void warm_up_gemms(std::span<const Linear> shapes);
+
+// Whether the op takes `job`'s combination of types and options (sizes and
+// pointers are checked by run): y is fp32 or the operands' type, accumulate
+// needs an fp32 y, and an activation does not accumulate.
+[[nodiscard]] bool can_implement(const Linear& job);
 
 // The portable kernel alone (the three-layer op; LinearGemm falls back to it).
 [[nodiscard]] Status linear_tiled(const Linear& job, Stream& stream);

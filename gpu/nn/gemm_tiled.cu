@@ -4,6 +4,7 @@
 #include "../vendor.cuh"
 #include "gemm.hpp"
 #include "launch.cuh"
+#include "nn_math.hpp"
 
 namespace seqfuse::gpu::nn {
 namespace {
@@ -16,7 +17,7 @@ constexpr int kThreads = (kTile / kPerThread) * (kTile / kPerThread);  // 256
 template <class T, class Y>
 static __global__ void __launch_bounds__(kThreads)
     linear_tiled_kernel(const T* x, const T* w, std::size_t rows, std::size_t in, std::size_t out,
-                        const float* bias, bool accumulate, Y* y) {
+                        const float* bias, bool accumulate, bool gelu, Y* y) {
   // [k][row] so the inner loop reads consecutive rows; +1 against bank conflicts.
   __shared__ float x_slice[kSlice][kTile + 1];
   __shared__ float w_slice[kSlice][kTile + 1];
@@ -59,7 +60,8 @@ static __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < kPerThread; ++j) {
       const std::size_t c = col0 + static_cast<std::size_t>(tx * kPerThread + j);
       if (c >= out) continue;
-      const float sum = acc[i][j] + (bias ? bias[c] : 0.0f);
+      float sum = acc[i][j] + (bias ? bias[c] : 0.0f);
+      if (gelu) sum = gelu_tanh(sum);
       y[r * out + c] = from_float<Y>(accumulate ? to_float(y[r * out + c]) + sum : sum);
     }
   }
@@ -70,7 +72,7 @@ void launch_linear_tiled(const Linear& job, gpuStream_t stream) {
   const dim3 grid(blocks_for(job.rows, kTile), blocks_for(job.out, kTile));
   linear_tiled_kernel<T, Y><<<grid, kThreads, 0, stream>>>(
       static_cast<const T*>(job.x), static_cast<const T*>(job.w), job.rows, job.in, job.out,
-      job.bias, job.accumulate, static_cast<Y*>(job.y));
+      job.bias, job.accumulate, job.activation == Activation::gelu_tanh, static_cast<Y*>(job.y));
   GPU_CHECK_LAUNCH();
 }
 
@@ -89,8 +91,7 @@ Status linear_tiled(const Linear& job, Stream& stream) {
   if (job.rows == 0 || job.out == 0) return Status::kSuccess;
   if (job.in == 0 || job.out > 65535u * kTile) return Status::kInvalidSize;
   if (!job.x || !job.w || !job.y) return Status::kNullBuffer;
-  if (job.y_type != NnType::f32 && job.y_type != job.type) return Status::kInvalidArgument;
-  if (job.accumulate && job.y_type != NnType::f32) return Status::kInvalidArgument;
+  if (!can_implement(job)) return Status::kInvalidArgument;
   const gpuStream_t s = native_stream(stream);
   switch (job.type) {
     case NnType::f32:

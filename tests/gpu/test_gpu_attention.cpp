@@ -21,56 +21,16 @@
 #include "gpu/nn/attention.hpp"
 #include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
+#include "typed_values.hpp"
 
 namespace gpu = seqfuse::gpu;
 namespace nn = seqfuse::gpu::nn;
+using seqfuse::test::make_typed;
+using seqfuse::test::read_typed;
+using seqfuse::test::type_name;
+using seqfuse::test::Typed;
 
 namespace {
-
-// Host values of one type, and their bytes as the device stores them.
-struct Typed {
-  std::vector<double> values;  // exactly representable in the type
-  std::vector<std::uint8_t> bytes;
-};
-
-Typed make_typed(nn::NnType type, std::size_t n, std::mt19937_64& rng, double spread) {
-  std::uniform_real_distribution<float> draw(static_cast<float>(-spread),
-                                             static_cast<float>(spread));
-  Typed t;
-  t.values.resize(n);
-  t.bytes.resize(n * nn::element_bytes(type));
-  for (std::size_t i = 0; i < n; ++i) {
-    const float x = draw(rng);
-    if (type == nn::NnType::f32) {
-      t.values[i] = x;
-      std::memcpy(t.bytes.data() + 4 * i, &x, 4);
-    } else if (type == nn::NnType::bf16) {
-      const nn::bf16_t h = nn::to_bf16(x);
-      t.values[i] = nn::to_float(h);
-      std::memcpy(t.bytes.data() + 2 * i, &h.bits, 2);
-    } else {
-      const nn::f16_t h = nn::to_f16(x);
-      t.values[i] = nn::to_float(h);
-      std::memcpy(t.bytes.data() + 2 * i, &h.bits, 2);
-    }
-  }
-  return t;
-}
-
-double read_typed(nn::NnType type, const std::uint8_t* p) {
-  if (type == nn::NnType::f32) {
-    float x;
-    std::memcpy(&x, p, 4);
-    return x;
-  }
-  std::uint16_t bits;
-  std::memcpy(&bits, p, 2);
-  return type == nn::NnType::bf16 ? nn::to_float(nn::bf16_t{bits}) : nn::to_float(nn::f16_t{bits});
-}
-
-const char* type_name(nn::NnType type) {
-  return type == nn::NnType::f32 ? "fp32" : type == nn::NnType::bf16 ? "bf16" : "fp16";
-}
 
 // One packed batch on the host and the device.
 struct Batch {

@@ -1,0 +1,180 @@
+// gpu/nn's linear-layer GEMM on the device against a float64 host reference:
+// both backends (cuBLASLt and the portable tiled kernel), fp32 / bf16 / fp16
+// operands, fp32 or 16-bit outputs, bias, accumulation into y, and the fused
+// GELU epilogue. The output is poisoned with NaN before every run. For the
+// GELU epilogue the test prints how far the device is from GELU's tanh form
+// and from its exact erf form, so a run records which one cuBLASLt computes.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <iomanip>
+#include <iostream>
+#include <random>
+#include <vector>
+
+#include "../unit/test_data.hpp"
+#include "gpu/nn/gemm.hpp"
+#include "gpu/nn/nn_types.hpp"
+#include "gpu/runtime.hpp"
+#include "typed_values.hpp"
+
+namespace gpu = seqfuse::gpu;
+namespace nn = seqfuse::gpu::nn;
+using seqfuse::test::make_typed;
+using seqfuse::test::read_typed;
+using seqfuse::test::type_name;
+using seqfuse::test::Typed;
+
+namespace {
+
+double gelu_tanh_exact(double v) {
+  return 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+}
+double gelu_erf_exact(double v) {
+  return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+}
+
+// Relative rounding of one stored output (half an ulp, doubled for slack).
+double output_epsilon(nn::NnType y_type) {
+  return y_type == nn::NnType::f32 ? 0 : y_type == nn::NnType::bf16 ? 0x1p-8 : 0x1p-10;
+}
+
+struct Worst {
+  double against_tanh = 0, against_erf = 0;
+  bool within = true, nan = false;
+};
+
+struct Problem {
+  std::size_t rows, in, out;
+  nn::NnType type, y_type;
+  bool accumulate;
+  nn::Activation activation;
+};
+
+Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rng,
+                  gpu::Stream& stream) {
+  // Pre-activations of a few units (std ~2): GELU's curved part and its tails.
+  const double w_spread = 6.0 / std::sqrt(static_cast<double>(p.in));
+  const Typed x = make_typed(p.type, p.rows * p.in, rng, 1.0);
+  const Typed w = make_typed(p.type, p.out * p.in, rng, w_spread);
+  const Typed bias = make_typed(nn::NnType::f32, p.out, rng, 1.0);
+  const Typed start = make_typed(nn::NnType::f32, p.rows * p.out, rng, 1.0);  // y to add to
+
+  const std::size_t y_bytes = p.rows * p.out * nn::element_bytes(p.y_type);
+  gpu::DeviceBuffer d_x(x.bytes.size()), d_w(w.bytes.size()), d_bias(bias.bytes.size()),
+      d_y(y_bytes);
+  gpu::copy_to_device(d_x.data(), x.bytes.data(), x.bytes.size(), stream);
+  gpu::copy_to_device(d_w.data(), w.bytes.data(), w.bytes.size(), stream);
+  gpu::copy_to_device(d_bias.data(), bias.bytes.data(), bias.bytes.size(), stream);
+  if (p.accumulate)
+    gpu::copy_to_device(d_y.data(), start.bytes.data(), y_bytes, stream);
+  else
+    gpu::fill_device(d_y.data(), 0xff, y_bytes, stream);  // NaN in every type
+
+  nn::Linear job;
+  job.x = d_x.data();
+  job.w = d_w.data();
+  job.type = p.type;
+  job.rows = p.rows;
+  job.in = p.in;
+  job.out = p.out;
+  job.bias = d_bias.as<const float>();
+  job.y = d_y.data();
+  job.y_type = p.y_type;
+  job.accumulate = p.accumulate;
+  job.activation = p.activation;
+  nn::LinearGemm gemm(backend);
+  REQUIRE(gemm.run(job, stream) == gpu::Status::kSuccess);
+  std::vector<std::uint8_t> got(y_bytes);
+  gpu::copy_to_host(got.data(), d_y.data(), y_bytes, stream);
+  stream.synchronize();
+
+  Worst worst;
+  const double eps = output_epsilon(p.y_type);
+  const std::size_t e = nn::element_bytes(p.y_type);
+  for (std::size_t r = 0; r < p.rows; ++r)
+    for (std::size_t c = 0; c < p.out; ++c) {
+      double v = bias.values[c];
+      for (std::size_t k = 0; k < p.in; ++k) v += x.values[r * p.in + k] * w.values[c * p.in + k];
+      const std::size_t i = r * p.out + c;
+      const double device = read_typed(p.y_type, got.data() + i * e);
+      if (std::isnan(device)) {
+        worst.nan = true;
+        worst.within = false;
+        return worst;
+      }
+      double want = v, erf_form = v;
+      if (p.activation == nn::Activation::gelu_tanh) {
+        want = gelu_tanh_exact(v);
+        erf_form = gelu_erf_exact(v);
+      }
+      if (p.accumulate) {
+        want += start.values[i];
+        erf_form += start.values[i];
+      }
+      // fp32 accumulation of |terms| up to ~6 over `in` products, a tanh
+      // approximation in the epilogue (cuBLASLt: ~2^-11 relative), the
+      // output's rounding.
+      const double tolerance = 2e-3 + std::abs(want) * eps;
+      worst.against_tanh = std::max(worst.against_tanh, std::abs(device - want));
+      worst.against_erf = std::max(worst.against_erf, std::abs(device - erf_form));
+      if (std::abs(device - want) > tolerance) worst.within = false;
+    }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("linear GEMM equals a float64 reference: both backends, types, bias, GELU", "[gpu]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  const std::uint64_t seed = seqfuse::test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  std::mt19937_64 rng(seed);
+  gpu::Stream stream;
+  using A = nn::Activation;
+  for (const nn::GemmBackend backend : {nn::GemmBackend::automatic, nn::GemmBackend::tiled}) {
+    const char* backend_name = backend == nn::GemmBackend::tiled ? "tiled" : "vendor";
+    for (const nn::NnType type : {nn::NnType::f32, nn::NnType::bf16, nn::NnType::f16}) {
+      std::vector<Problem> problems;
+      for (const std::size_t rows : {std::size_t{1}, std::size_t{67}, std::size_t{300}}) {
+        problems.push_back({rows, 320, 1280, type, type, false, A::gelu_tanh});
+        problems.push_back({rows, 320, 960, type, type, false, A::none});
+        problems.push_back({rows, 1280, 320, type, nn::NnType::f32, true, A::none});
+        problems.push_back({rows, 320, 1280, type, nn::NnType::f32, false, A::gelu_tanh});
+      }
+      for (const Problem& p : problems) {
+        const Worst worst = run_problem(p, backend, rng, stream);
+        const bool gelu = p.activation == A::gelu_tanh;
+        INFO(backend_name << " " << type_name(p.type) << " -> " << type_name(p.y_type) << ", "
+                          << p.rows << " x " << p.in << " -> " << p.out
+                          << (p.accumulate ? ", accumulate" : "") << (gelu ? ", GELU" : "")
+                          << ": worst " << worst.against_tanh << (worst.nan ? " (NaN)" : ""));
+        CHECK(worst.within);
+        if (gelu && p.rows == 300 && p.y_type == nn::NnType::f32)
+          std::cout << "linear GEMM " << backend_name << " " << type_name(p.type)
+                    << " + GELU epilogue, fp32 out: largest |device - tanh form| "
+                    << std::setprecision(3) << worst.against_tanh
+                    << ", largest |device - erf form| " << worst.against_erf << "\n";
+      }
+    }
+  }
+}
+
+TEST_CASE("linear GEMM: can_implement refuses what neither backend computes", "[gpu]") {
+  nn::Linear job;
+  job.type = nn::NnType::bf16;
+  job.y_type = nn::NnType::bf16;
+  CHECK(nn::can_implement(job));
+  job.activation = nn::Activation::gelu_tanh;
+  CHECK(nn::can_implement(job));
+  job.y_type = nn::NnType::f16;  // y neither fp32 nor the operands' type
+  CHECK_FALSE(nn::can_implement(job));
+  job.y_type = nn::NnType::f32;
+  job.accumulate = true;  // y += GELU(...) is not an op of ours
+  CHECK_FALSE(nn::can_implement(job));
+  job.activation = nn::Activation::none;
+  CHECK(nn::can_implement(job));
+  job.y_type = nn::NnType::bf16;  // accumulation needs an fp32 y
+  CHECK_FALSE(nn::can_implement(job));
+}
