@@ -84,7 +84,7 @@ struct Plan {
                "set EPILOGUE");
     }
     if (job.bias) {
-      const cudaDataType_t bias_type = CUDA_R_32F;
+      const cudaDataType_t bias_type = lt_type(job.bias_type);
       check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
                                              sizeof bias_type),
                "set BIAS_DATA_TYPE");
@@ -111,7 +111,7 @@ struct Plan {
 };
 
 // A GEMM family: everything but the row count.
-using FamilyKey = std::tuple<std::size_t, std::size_t, int, int, bool, int>;
+using FamilyKey = std::tuple<std::size_t, std::size_t, int, int, bool, int, int>;
 using PlanKey = std::pair<std::size_t, FamilyKey>;  // rows, family
 
 FamilyKey family_of(const Linear& job) {
@@ -120,6 +120,7 @@ FamilyKey family_of(const Linear& job) {
           static_cast<int>(job.type),
           static_cast<int>(job.y_type),
           job.bias != nullptr,
+          static_cast<int>(job.bias_type),
           static_cast<int>(job.activation)};
 }
 
@@ -270,6 +271,7 @@ struct LinearGemm::Impl {
 bool can_implement(const Linear& job) {
   if (job.y_type != NnType::f32 && job.y_type != job.type) return false;
   if (job.accumulate && job.y_type != NnType::f32) return false;
+  if (job.bias_type != NnType::f32 && job.bias_type != job.type) return false;
   return !(job.accumulate && job.activation != Activation::none);
 }
 

@@ -34,7 +34,10 @@ struct Linear {
   const void* w = nullptr;  // [out][in]
   NnType type = NnType::f32;
   std::size_t rows = 0, in = 0, out = 0;
-  const float* bias = nullptr;  // [out], or null for none
+  const void* bias = nullptr;  // [out], or null for none
+  // fp32, or the operands' type: cuBLASLt's GELU epilogue takes a 16-bit y
+  // only with a bias of the same type.
+  NnType bias_type = NnType::f32;
   void* y = nullptr;            // [rows][out] as y_type
   NnType y_type = NnType::f32;  // f32, or the same type as x and w
   // y += x w^T (+ bias) instead of y = ...: the residual stream adds a
@@ -62,7 +65,8 @@ void warm_up_gemms(std::span<const Linear> shapes);
 
 // Whether the op takes `job`'s combination of types and options (sizes and
 // pointers are checked by run): y is fp32 or the operands' type, accumulate
-// needs an fp32 y, and an activation does not accumulate.
+// needs an fp32 y, an activation does not accumulate, and the bias is fp32 or
+// of the operands' type.
 [[nodiscard]] bool can_implement(const Linear& job);
 
 // The portable kernel alone (the three-layer op; LinearGemm falls back to it).

@@ -14,10 +14,10 @@ constexpr int kSlice = 16;  // k per shared-memory stage
 constexpr int kPerThread = 4;
 constexpr int kThreads = (kTile / kPerThread) * (kTile / kPerThread);  // 256
 
-template <class T, class Y>
+template <class T, class Y, class B>
 static __global__ void __launch_bounds__(kThreads)
     linear_tiled_kernel(const T* x, const T* w, std::size_t rows, std::size_t in, std::size_t out,
-                        const float* bias, bool accumulate, bool gelu, Y* y) {
+                        const B* bias, bool accumulate, bool gelu, Y* y) {
   // [k][row] so the inner loop reads consecutive rows; +1 against bank conflicts.
   __shared__ float x_slice[kSlice][kTile + 1];
   __shared__ float w_slice[kSlice][kTile + 1];
@@ -60,29 +60,35 @@ static __global__ void __launch_bounds__(kThreads)
     for (int j = 0; j < kPerThread; ++j) {
       const std::size_t c = col0 + static_cast<std::size_t>(tx * kPerThread + j);
       if (c >= out) continue;
-      float sum = acc[i][j] + (bias ? bias[c] : 0.0f);
+      float sum = acc[i][j] + (bias ? to_float(bias[c]) : 0.0f);
       if (gelu) sum = gelu_tanh(sum);
       y[r * out + c] = from_float<Y>(accumulate ? to_float(y[r * out + c]) + sum : sum);
     }
   }
 }
 
-template <class T, class Y>
+template <class T, class Y, class B>
 void launch_linear_tiled(const Linear& job, gpuStream_t stream) {
   const dim3 grid(blocks_for(job.rows, kTile), blocks_for(job.out, kTile));
-  linear_tiled_kernel<T, Y><<<grid, kThreads, 0, stream>>>(
+  linear_tiled_kernel<T, Y, B><<<grid, kThreads, 0, stream>>>(
       static_cast<const T*>(job.x), static_cast<const T*>(job.w), job.rows, job.in, job.out,
-      job.bias, job.accumulate, job.activation == Activation::gelu_tanh, static_cast<Y*>(job.y));
+      static_cast<const B*>(job.bias), job.accumulate, job.activation == Activation::gelu_tanh,
+      static_cast<Y*>(job.y));
   GPU_CHECK_LAUNCH();
 }
 
-// y in fp32 or in the operands' type.
+// y and the bias each in fp32 or in the operands' type.
 template <class T>
 void launch_for_output(const Linear& job, gpuStream_t stream) {
-  if (job.y_type == NnType::f32)
-    launch_linear_tiled<T, float>(job, stream);
+  const bool y32 = job.y_type == NnType::f32, bias32 = job.bias_type == NnType::f32;
+  if (y32 && bias32)
+    launch_linear_tiled<T, float, float>(job, stream);
+  else if (y32)
+    launch_linear_tiled<T, float, T>(job, stream);
+  else if (bias32)
+    launch_linear_tiled<T, T, float>(job, stream);
   else
-    launch_linear_tiled<T, T>(job, stream);
+    launch_linear_tiled<T, T, T>(job, stream);
 }
 
 }  // namespace

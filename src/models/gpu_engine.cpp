@@ -77,8 +77,7 @@ bool fused_gelu(nn::NnType type) {
 std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden, std::size_t intermediate,
                                             nn::NnType type) {
   static const float kBiasMark = 0;
-  const auto shape = [&](std::size_t in, std::size_t out, nn::NnType y_type, bool bias,
-                         nn::Activation activation = nn::Activation::none) {
+  const auto shape = [&](std::size_t in, std::size_t out, nn::NnType y_type, bool bias) {
     nn::Linear job;
     job.type = type;
     job.rows = 65536;  // any row count: algorithms serve every count
@@ -86,13 +85,16 @@ std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden, std::size_t inte
     job.out = out;
     job.y_type = y_type;
     job.bias = bias ? &kBiasMark : nullptr;
-    job.activation = activation;
     return job;
   };
-  return {shape(hidden, 3 * hidden, type, false),              // QKV
-          shape(hidden, hidden, nn::NnType::f32, true),        // attention output
-          shape(hidden, intermediate, type, fused_gelu(type),  // up-projection
-                fused_gelu(type) ? nn::Activation::gelu_tanh : nn::Activation::none),
+  nn::Linear up = shape(hidden, intermediate, type, fused_gelu(type));
+  if (fused_gelu(type)) {
+    up.bias_type = type;
+    up.activation = nn::Activation::gelu_tanh;
+  }
+  return {shape(hidden, 3 * hidden, type, false),               // QKV
+          shape(hidden, hidden, nn::NnType::f32, true),         // attention output
+          up,                                                   // up-projection
           shape(intermediate, hidden, nn::NnType::f32, true)};  // down-projection
 }
 
@@ -154,7 +156,9 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t int
 
 struct DeviceLayer {
   const float *attention_norm_weight, *attention_norm_bias, *qkv_bias, *attention_output_bias;
-  const float *ffn_norm_weight, *ffn_norm_bias, *intermediate_bias, *output_bias;
+  const float *ffn_norm_weight, *ffn_norm_bias, *output_bias;
+  // fp32, or the compute type where the up-projection's GEMM adds it (fused_gelu).
+  const void* intermediate_bias;
   const void *qkv_weight, *attention_output_weight, *intermediate_weight, *output_weight;
   std::size_t rotary;  // index into rotary_
 };
@@ -353,7 +357,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
       o.ao_b = put(w.attention_output_bias, false);
       o.fn_w = put(w.ffn_norm_weight, false);
       o.fn_b = put(w.ffn_norm_bias, false);
-      o.i_b = put(w.intermediate_bias, false);
+      o.i_b = put(w.intermediate_bias, fused_gelu(type_));
       o.o_b = put(w.output_bias, false);
       o.qkv_w = put_stacked({&w.query_weight, &w.key_weight, &w.value_weight}, true);
       o.ao_w = put(w.attention_output_weight, true);
@@ -404,7 +408,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
       d.attention_output_bias = wf(o.ao_b);
       d.ffn_norm_weight = wf(o.fn_w);
       d.ffn_norm_bias = wf(o.fn_b);
-      d.intermediate_bias = wf(o.i_b);
+      d.intermediate_bias = wt(o.i_b);
       d.output_bias = wf(o.o_b);
       d.qkv_weight = wt(o.qkv_w);
       d.attention_output_weight = wt(o.ao_w);
@@ -486,9 +490,10 @@ class GpuEsmEngine final : public EmbeddingEngine {
     if (trace_ops_) trace(std::string("embed: first batch: ") + op + " queued");
   }
 
-  void linear(const void* x, const void* w, std::size_t in, std::size_t out, const float* bias,
-              void* y, nn::NnType y_type, std::size_t rows, bool accumulate = false,
-              nn::Activation activation = nn::Activation::none) {
+  // y [rows][out] = x w^T, with the weights' compute type; callers add the
+  // bias and options.
+  nn::Linear linear(const void* x, const void* w, std::size_t in, std::size_t out, void* y,
+                    nn::NnType y_type, std::size_t rows) const {
     nn::Linear job;
     job.x = x;
     job.w = w;
@@ -496,12 +501,16 @@ class GpuEsmEngine final : public EmbeddingEngine {
     job.rows = rows;
     job.in = in;
     job.out = out;
-    job.bias = bias;
     job.y = y;
     job.y_type = y_type;
-    job.accumulate = accumulate;
-    job.activation = activation;
-    queued(gemm_.run(job, stream_), "GEMM");
+    return job;
+  }
+  void run(const nn::Linear& job) { queued(gemm_.run(job, stream_), "GEMM"); }
+  // The residual stream adds a block's output in its last GEMM (y += ...).
+  void run_into_residual(nn::Linear job, const float* bias) {
+    job.bias = bias;
+    job.accumulate = true;
+    run(job);
   }
 
   // Pools `states` (hidden state `index`) into every readout slot asking for it.
@@ -541,7 +550,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
                                 w.attention_norm_bias, eps, normed, type_, stream_),
              "LayerNorm");
       capture(residual, static_cast<int>(i), readout, sequences, tokens, rows_total);
-      linear(normed, w.qkv_weight, h, 3 * h, nullptr, qkv, type_, tokens);
+      run(linear(normed, w.qkv_weight, h, 3 * h, qkv, type_, tokens));
       const RotaryTable& table = rotary_[w.rotary];
       nn::QkvRotary rope;
       rope.qkv = qkv;
@@ -573,22 +582,27 @@ class GpuEsmEngine final : public EmbeddingEngine {
       attention.out = context;
       attention.out_type = type_;
       queued(nn::varlen_attention(attention, stream_), "attention");
-      linear(context, w.attention_output_weight, h, h, w.attention_output_bias, residual,
-             nn::NnType::f32, tokens, /*accumulate=*/true);
+      run_into_residual(
+          linear(context, w.attention_output_weight, h, h, residual, nn::NnType::f32, tokens),
+          w.attention_output_bias);
       queued(nn::add_layer_norm(residual, nullptr, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias,
                                 eps, normed, type_, stream_),
              "LayerNorm");
+      nn::Linear up = linear(normed, w.intermediate_weight, h, intermediate_, inter, type_, tokens);
       if (fused_gelu(type_)) {
-        linear(normed, w.intermediate_weight, h, intermediate_, w.intermediate_bias, inter, type_,
-               tokens, /*accumulate=*/false, nn::Activation::gelu_tanh);
+        up.bias = w.intermediate_bias;
+        up.bias_type = type_;
+        up.activation = nn::Activation::gelu_tanh;
+        run(up);
       } else {
-        linear(normed, w.intermediate_weight, h, intermediate_, nullptr, inter, type_, tokens);
-        queued(nn::bias_gelu(inter, type_, w.intermediate_bias, tokens, intermediate_, inter, type_,
-                             stream_),
+        run(up);
+        queued(nn::bias_gelu(inter, type_, static_cast<const float*>(w.intermediate_bias), tokens,
+                             intermediate_, inter, type_, stream_),
                "GELU");
       }
-      linear(inter, w.output_weight, intermediate_, h, w.output_bias, residual, nn::NnType::f32,
-             tokens, /*accumulate=*/true);
+      run_into_residual(
+          linear(inter, w.output_weight, intermediate_, h, residual, nn::NnType::f32, tokens),
+          w.output_bias);
     }
     float* final_states = at<float>(layout_.final);
     queued(nn::add_layer_norm(residual, nullptr, tokens, h, final_norm_weight_, final_norm_bias_,
