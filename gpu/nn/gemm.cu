@@ -1,6 +1,7 @@
 // LinearGemm: cuBLASLt on CUDA, the tiled kernel (gemm_tiled.cu) on HIP.
 // The cuBLASLt part is the one place in gpu/nn that names the vendor
 // library; it compiles only when vendor.cuh picked CUDA.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -159,7 +160,10 @@ struct SharedGemmState {
       status = cublaslt().algo_get_heuristic(handle_locked(), plan.desc, plan.a, plan.b, plan.d,
                                              plan.d, preference, 1, &result, &found_count);
     cublaslt().preference_destroy(preference);
-    if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED)
+    // Not supported, or a combination this cuBLASLt rejects (it answers
+    // INVALID_VALUE for a 16-bit bias with an fp32 y and GELU): no algorithm.
+    if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED &&
+        status != CUBLAS_STATUS_INVALID_VALUE)
       check_lt(status, "cublasLtMatmulAlgoGetHeuristic");
     return {result.algo, status == CUBLAS_STATUS_SUCCESS && found_count > 0};
   }
@@ -169,8 +173,10 @@ struct SharedGemmState {
     auto found = algorithms.find(family);
     if (found == algorithms.end()) {
       found = algorithms.emplace(family, heuristic_locked(plan)).first;
-      trace("gemm: algorithm chosen for " + std::to_string(job.in) + " -> " +
-            std::to_string(job.out) + (job.bias ? " + bias" : "") +
+      trace(std::string(found->second.second ? "gemm: algorithm chosen for "
+                                             : "gemm: no cuBLASLt algorithm (tiled kernel) for ") +
+            std::to_string(job.in) + " -> " + std::to_string(job.out) +
+            (job.bias ? " + bias" : "") +
             (job.activation == Activation::gelu_tanh ? " + GELU" : ""));
     }
     plan.algo = found->second.first;
@@ -181,12 +187,42 @@ struct SharedGemmState {
 }  // namespace
 
 void warm_up_gemms(std::span<const Linear> shapes) {
-  SharedGemmState& shared = SharedGemmState::get();
-  std::lock_guard lock(shared.mutex);
-  for (const Linear& shape : shapes) {
-    Plan plan(shape);
-    shared.choose_locked(shape, plan);
+  {
+    SharedGemmState& shared = SharedGemmState::get();
+    std::lock_guard lock(shared.mutex);
+    for (const Linear& shape : shapes) {
+      Plan plan(shape);
+      shared.choose_locked(shape, plan);
+    }
   }
+  // One run per shape, so each chosen kernel is loaded (lazy module loading)
+  // before the caller's first batch: a few rows of zeros, the family's
+  // algorithm (rows do not change it).
+  constexpr std::size_t kRows = 256;
+  std::size_t x_bytes = 0, w_bytes = 0, y_bytes = 0, bias_bytes = 0;
+  for (const Linear& s : shapes) {
+    x_bytes = std::max(x_bytes, kRows * s.in * element_bytes(s.type));
+    w_bytes = std::max(w_bytes, s.out * s.in * element_bytes(s.type));
+    y_bytes = std::max(y_bytes, kRows * s.out * element_bytes(s.y_type));
+    bias_bytes = std::max(bias_bytes, s.out * element_bytes(s.bias_type));
+  }
+  Stream stream;
+  DeviceBuffer x(x_bytes), w(w_bytes), y(y_bytes), bias(bias_bytes);
+  fill_device(x.data(), 0, x_bytes, stream);
+  fill_device(w.data(), 0, w_bytes, stream);
+  fill_device(y.data(), 0, y_bytes, stream);
+  fill_device(bias.data(), 0, bias_bytes, stream);
+  LinearGemm gemm(GemmBackend::automatic);
+  for (Linear job : shapes) {
+    job.rows = kRows;
+    job.x = x.data();
+    job.w = w.data();
+    job.y = y.data();
+    if (job.bias) job.bias = bias.data();
+    if (gemm.run(job, stream) != Status::kSuccess)
+      throw Error("GEMM warm-up: a shape the GEMM refuses");
+  }
+  stream.synchronize();
 }
 
 struct LinearGemm::Impl {

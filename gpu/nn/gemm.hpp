@@ -56,11 +56,13 @@ enum class GemmBackend {
 };
 
 // Chooses the vendor library's algorithm for each of these GEMM shapes now
-// (only in, out, the types and whether there is a bias matter; the pointers
-// are not read), on the calling thread's current device. The first choices
-// of a process cost ~0.1 s each (cuBLASLt loads candidate kernels); every
-// LinearGemm of the process then reuses them, for any row count. Throws
-// seqfuse::Error on a library failure; a no-op on HIP.
+// (only in, out, the types, the bias and the activation matter; the pointers
+// are not read) and runs each once on a few zero rows, on the calling
+// thread's current device. The first choices of a process cost ~0.1 s each
+// (cuBLASLt loads candidate kernels), and a kernel's first launch loads its
+// module (~5 ms each in traced runs); every LinearGemm of the process then
+// reuses both, for any row count. Throws seqfuse::Error on a library or
+// device failure; a no-op on HIP.
 void warm_up_gemms(std::span<const Linear> shapes);
 
 // Whether the op takes `job`'s combination of types and options (sizes and
