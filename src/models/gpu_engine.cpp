@@ -92,10 +92,12 @@ std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden, std::size_t inte
     up.bias_type = type;
     up.activation = nn::Activation::gelu_tanh;
   }
-  return {shape(hidden, 3 * hidden, type, false),               // QKV
-          shape(hidden, hidden, nn::NnType::f32, true),         // attention output
-          up,                                                   // up-projection
-          shape(intermediate, hidden, nn::NnType::f32, true)};  // down-projection
+  // The two into the residual stream add to y (cuBLASLt runs another kernel
+  // for beta = 1, which the warm-up should load).
+  nn::Linear attention_output = shape(hidden, hidden, nn::NnType::f32, true);
+  nn::Linear down = shape(intermediate, hidden, nn::NnType::f32, true);
+  attention_output.accumulate = down.accumulate = true;
+  return {shape(hidden, 3 * hidden, type, false), attention_output, up, down};
 }
 
 // Byte offsets of sub-buffers inside one allocation, each aligned for
