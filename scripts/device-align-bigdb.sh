@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Issue #3's large-database search: mmseqs2-examples' 20,000 proteins
+# repeated until the database holds at least 2 G residues (ALIGN_BIGDB_COPIES,
+# default 221 copies = 2.0 G residues, 4.4 M targets), searched by the first
+# ALIGN_BIGDB_QUERIES (default 10) of its queries, SW, BLOSUM62 11/1, top 10,
+# on the GPU, with the phase trace and the summary line (end-to-end and device
+# GCUPS). Check: every query's best score equals its best score against one
+# copy of the database (searched the same way), and its 10 hits are that
+# best target's first copies or other targets tied with it. Needs bundle/
+# with --data. Run as device-run.sh's extra step:
+#   DEVICE_EXTRA=scripts/device-align-bigdb.sh bash scripts/device-run.sh --no-cpu-tests
+set -uo pipefail
+sf=bundle/bin/seqfuse
+copies=${ALIGN_BIGDB_COPIES:-221}
+queries=${ALIGN_BIGDB_QUERIES:-10}
+dir=/tmp/seqfuse-bigdb
+mkdir -p "$dir"
+gzip -dc bundle/data/mmseqs_DB.fasta.gz >"$dir/DB1.fasta" || exit 1
+gzip -dc bundle/data/mmseqs_QUERY.fasta.gz |
+  awk -v n="$queries" '/^>/ { if (++k > n) exit } { print }' >"$dir/QUERY.fasta"
+t0=$(date +%s.%N)
+for ((i = 0; i < copies; i++)); do cat "$dir/DB1.fasta"; done >"$dir/DB.fasta"
+echo "big DB: $copies copies, $(stat -c %s "$dir/DB.fasta") bytes, written in" \
+  "$(echo "$(date +%s.%N) - $t0" | bc) s; $(grep -c '^>' "$dir/QUERY.fasta") queries"
+threads=$(nproc)
+"$sf" align-sw "$dir/QUERY.fasta" "$dir/DB1.fasta" --top 1 -t "$threads" -q -o "$dir/best1.tsv" ||
+  exit 1
+for run in 1 2; do
+  echo "== large-database search, run $run"
+  SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, max RSS %M KiB" \
+    "$sf" align-sw "$dir/QUERY.fasta" "$dir/DB.fasta" -t "$threads" -o "$dir/hits.tsv" 2>&1
+done
+# Columns: query target query_len target_len score ... (header first).
+awk -F'\t' 'NR == FNR { if (FNR > 1) best[$1] = $5; next }
+            FNR > 1 { n[$1]++; if ($5 != best[$1]) bad++ }
+            END { for (q in best) if (n[q] != 10) short++
+                  printf "check: %d queries, %d hits with a score other than the one-copy best, %d queries without 10 hits\n",
+                         length(best), bad + 0, short + 0
+                  exit (bad + short > 0) }' "$dir/best1.tsv" "$dir/hits.tsv"
