@@ -12,6 +12,9 @@
 #include "../status.hpp"
 
 namespace seqfuse::gpu {
+namespace search16 {
+struct TargetLayout;
+}
 
 inline constexpr int kMaxAlphabet = 32;
 // Targets are stored interleaved in groups of this many, so the threads of a
@@ -110,6 +113,9 @@ class DeviceTargetSet {
                                       std::span<const std::uint64_t> query_offsets,
                                       std::vector<std::uint32_t> rows, QueryUpload& upload_out);
   [[nodiscard]] static std::uint32_t long_slot_count(std::span<const std::uint32_t> slot_len);
+  // Fills codes_ (allocated, padded) with the targets' letters in `layout`.
+  void interleave(std::span<const std::uint8_t> codes, std::span<const std::uint64_t> offsets,
+                  const search16::TargetLayout& layout);
   [[nodiscard]] std::uint32_t queries_per_launch(std::uint64_t edge_bytes_per_query) const;
   [[nodiscard]] TargetsView targets_view(std::uint32_t slots, std::uint64_t interleaved) const;
   [[nodiscard]] static QueryBatch query_batch(const QueryUpload& queries, std::uint32_t first);

@@ -373,40 +373,52 @@ struct TargetLayout {
   std::vector<std::uint32_t> slot_len;
   std::vector<std::uint64_t> slot_base;  // group_base + lane
   std::uint64_t interleaved = 0;         // bytes, a multiple of kSlotGroup
-  std::vector<std::uint8_t> codes;
+  std::vector<std::uint8_t> codes;       // filled by interleave_on_host only
 };
+
+// The layout without its letters: order, lengths and bases. Longest first,
+// so the targets of one group (and one warp) have similar lengths: little
+// padding, little divergence; ties keep input order. Sorted as 64-bit keys
+// (length complemented, index): a plain sort of distinct keys, much faster
+// than a stable sort of indices for millions of targets.
+inline TargetLayout plan_target_layout(std::span<const std::uint64_t> offsets) {
+  TargetLayout l;
+  const std::size_t count = offsets.empty() ? 0 : offsets.size() - 1;
+  std::vector<std::uint64_t> keys(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    const auto length = static_cast<std::uint32_t>(offsets[k + 1] - offsets[k]);
+    keys[k] = (std::uint64_t{~length} << 32) | k;
+  }
+  std::sort(keys.begin(), keys.end());
+  l.order.resize(count);
+  l.slot_len.resize(count);
+  l.slot_base.resize(count);
+  for (std::size_t s = 0; s < count; ++s) {
+    l.order[s] = static_cast<std::uint32_t>(keys[s]);
+    l.slot_len[s] = ~static_cast<std::uint32_t>(keys[s] >> 32);
+    const std::size_t lane = s % kSlotGroup;
+    if (lane == 0) l.interleaved += std::uint64_t{l.slot_len[s]} * kSlotGroup;
+    l.slot_base[s] = l.interleaved - std::uint64_t{l.slot_len[s - lane]} * kSlotGroup + lane;
+  }
+  return l;
+}
+
+// The letters of `l` (planned from `offsets`) interleaved on the host: what
+// the CPU emulation tests read; DeviceTargetSet does this on the device.
+inline void interleave_on_host(TargetLayout& l, std::span<const std::uint8_t> codes,
+                               std::span<const std::uint64_t> offsets) {
+  l.codes.assign(l.interleaved, kPadCode);
+  for (std::size_t s = 0; s < l.order.size(); ++s) {
+    const std::uint8_t* src = codes.data() + offsets[l.order[s]];
+    for (std::uint32_t j = 0; j < l.slot_len[s]; ++j)
+      l.codes[l.slot_base[s] + std::uint64_t{j} * kSlotGroup] = src[j];
+  }
+}
 
 inline TargetLayout build_target_layout(std::span<const std::uint8_t> codes,
                                         std::span<const std::uint64_t> offsets) {
-  TargetLayout l;
-  const std::size_t count = offsets.empty() ? 0 : offsets.size() - 1;
-  std::vector<std::uint32_t> lengths(count);
-  for (std::size_t k = 0; k < count; ++k)
-    lengths[k] = static_cast<std::uint32_t>(offsets[k + 1] - offsets[k]);
-  // Longest first, so the targets of one group (and one warp) have similar
-  // lengths: little padding, little divergence. Stable: ties keep input order.
-  l.order.resize(count);
-  std::iota(l.order.begin(), l.order.end(), 0u);
-  std::stable_sort(l.order.begin(), l.order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return lengths[a] > lengths[b]; });
-  const std::size_t groups = (count + kSlotGroup - 1) / kSlotGroup;
-  std::vector<std::uint64_t> group_base(groups);
-  for (std::size_t g = 0; g < groups; ++g) {
-    group_base[g] = l.interleaved;
-    l.interleaved += std::uint64_t{lengths[l.order[g * kSlotGroup]]} * kSlotGroup;
-  }
-  l.slot_len.resize(count);
-  l.slot_base.resize(count);
-  l.codes.assign(l.interleaved, kPadCode);
-  for (std::size_t s = 0; s < count; ++s) {
-    const std::size_t g = s / kSlotGroup, lane = s % kSlotGroup;
-    const std::uint32_t k = l.order[s];
-    l.slot_len[s] = lengths[k];
-    l.slot_base[s] = group_base[g] + lane;
-    const std::uint8_t* src = codes.data() + offsets[k];
-    for (std::uint32_t j = 0; j < lengths[k]; ++j)
-      l.codes[group_base[g] + std::uint64_t{j} * kSlotGroup + lane] = src[j];
-  }
+  TargetLayout l = plan_target_layout(offsets);
+  interleave_on_host(l, codes, offsets);
   return l;
 }
 
