@@ -1,6 +1,7 @@
 // seqfuse align-sw / align-nw: pairwise alignment, CPU or GPU, scores equal
 // to Parasail's.
 #include <algorithm>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <memory_resource>
@@ -120,16 +121,36 @@ struct AlignInputs {
   align::EncodedSequences queries, targets;
 };
 
+// Size of a regular file, or 0 (a pipe, stdin, an error: reported later).
+std::uintmax_t file_bytes(const std::string& path) {
+  std::error_code error;
+  if (path == "-" || !std::filesystem::is_regular_file(path, error)) return 0;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : size;
+}
+
+// Threads for reading QUERY when TARGET is read beside it on the rest: in
+// proportion to the files' sizes (a search's few queries against a 2.5 GB
+// database left half the threads idle), at least one each.
+unsigned query_read_threads(const AlignConfig& config, unsigned threads) {
+  if (threads < 2) return 1;
+  const std::uintmax_t query = file_bytes(config.query), target = file_bytes(config.target);
+  if (query == 0 || target == 0) return threads / 2;
+  const double share = static_cast<double>(query) / static_cast<double>(query + target);
+  return std::clamp(static_cast<unsigned>(share * threads + 0.5), 1u, threads - 1);
+}
+
 AlignInputs read_inputs(const AlignConfig& config, unsigned threads) {
   const bool two_files = !config.target.empty();
-  // Both files are read at once, each on half the threads.
-  const unsigned per_file = two_files ? std::max(1u, threads / 2) : threads;
+  // Both files are read at once, the threads shared by size.
+  const unsigned query_threads = two_files ? query_read_threads(config, threads) : threads;
+  const unsigned target_threads = std::max(1u, threads - query_threads);
   std::future<io::SequenceBatch> target_read;
   if (two_files)
-    target_read = std::async(std::launch::async, [&config, per_file] {
-      return read_sequences(config.target, "TARGET", per_file);
+    target_read = std::async(std::launch::async, [&config, target_threads] {
+      return read_sequences(config.target, "TARGET", target_threads);
     });
-  io::SequenceBatch query_batch = read_sequences(config.query, "QUERY", per_file);
+  io::SequenceBatch query_batch = read_sequences(config.query, "QUERY", query_threads);
   io::SequenceBatch target_batch = two_files ? target_read.get() : io::SequenceBatch();
   if (config.pairs && target_batch.size() != query_batch.size())
     throw Error("--pairs: TARGET '" + config.target + "' has " +
