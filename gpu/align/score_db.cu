@@ -408,7 +408,7 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
   std::vector<PairScore> by_slot(size() * per_launch);
-  for (std::size_t first = 0; first < queries; first += per_launch) {
+  const auto launch = [&](std::size_t first) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     launch_score_db(params.local, targets_view(slots, interleaved_bytes_),
@@ -416,10 +416,18 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
                     uploaded.matrix.as<int>(), params.alphabet_size,
                     GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
                     scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
+    return count;
+  };
+  std::uint32_t count = queries > 0 ? launch(0) : 0;
+  for (std::size_t first = 0; first < queries; first += per_launch) {
     copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * slots * count, stream_);
     stream_.synchronize();
     trace("align search: " + std::to_string(count) + " queries scored on the device");
-    scatter(by_slot, uploaded, static_cast<std::uint32_t>(first), count, 0, slots, out);
+    // The next launch runs while this one's scores are put in place (its
+    // scores were copied out of the buffer it overwrites).
+    const std::uint32_t done = count;
+    if (first + per_launch < queries) count = launch(first + per_launch);
+    scatter(by_slot, uploaded, static_cast<std::uint32_t>(first), done, 0, slots, out);
     trace("align search: scores in place");
   }
   scratch_pool_.release(std::move(edges));
@@ -453,8 +461,7 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
                                  narrow_bytes,
                                  long_interleaved_};
   // upload_queries synchronized stream_: long_stream_ may start at once.
-  std::vector<std::uint32_t> flagged_queries;
-  for (std::size_t first = 0; first < queries; first += per_launch) {
+  const auto launch = [&](std::size_t first) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     const QueryBatch batch = query_batch(uploaded, static_cast<std::uint32_t>(first));
@@ -466,6 +473,11 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     launch_score_db16(params.local, view, batch, count, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());
+    return count;
+  };
+  std::vector<std::uint32_t> flagged_queries;
+  std::uint32_t count = queries > 0 ? launch(0) : 0;
+  for (std::size_t first = 0; first < queries; first += per_launch) {
     // Both kernels are queued before either copy: a copy to pageable memory
     // returns only when it is done, so copying the long slots' scores first
     // kept the 16-bit kernel from starting until the long kernel ended.
@@ -476,12 +488,16 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     long_stream_.synchronize();
     stream_.synchronize();
     trace("align search: " + std::to_string(count) + " queries scored on the device");
-    scatter(long_by_slot, uploaded, static_cast<std::uint32_t>(first), count, 0, long_slots_, out);
-    stats_.narrow_pairs += std::uint64_t{count} * narrow_slots;
+    // The next launch runs while this one's scores are put in place (its
+    // scores were copied out of the buffers it overwrites).
+    const std::uint32_t done = count;
+    if (first + per_launch < queries) count = launch(first + per_launch);
+    scatter(long_by_slot, uploaded, static_cast<std::uint32_t>(first), done, 0, long_slots_, out);
+    stats_.narrow_pairs += std::uint64_t{done} * narrow_slots;
     flagged_queries.clear();
     stats_.flagged_pairs += search16::scatter16(
-        std::span<const PairScore>(by_slot.data(), std::size_t{count} * narrow_slots),
-        static_cast<std::uint32_t>(first), count, narrow_slots, flagged_queries,
+        std::span<const PairScore>(by_slot.data(), std::size_t{done} * narrow_slots),
+        static_cast<std::uint32_t>(first), done, narrow_slots, flagged_queries,
         [&](std::uint32_t q, std::uint32_t slot, const PairScore& r) {
           out[std::size_t{uploaded.rows[q]} * size() + order_[long_slots_ + slot]] = r;
         });

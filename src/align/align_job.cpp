@@ -11,6 +11,7 @@
 #include "align/gpu_scores.hpp"
 #include "align/gpu_traceback.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/report.hpp"
 
 namespace seqfuse::align {
@@ -181,7 +182,7 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
 
   const std::size_t chunk =
       std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(t.size(), 1));
-  std::vector<std::uint32_t> picked;
+  std::vector<std::vector<std::uint32_t>> picked;  // per query of a chunk
   std::vector<PairIndex> kept;
   std::vector<AlignResult> traced;
   std::vector<AlignHit> hits;
@@ -191,14 +192,20 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     stats.pairs += std::uint64_t{count} * t.size();
     stats.cells += cells_of(q.subspan(first, count), t);
 
-    // Top hits of each query of the chunk, in output order.
+    // Top hits of each query of the chunk, in output order; queries on
+    // threads of their own (a query against 4.4 M targets takes ~20 ms).
+    picked.resize(count);
+    parallel_chunks(count, 1, job.threads, [&](unsigned, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::span<const gpu::PairScore> row(scores.data() + i * t.size(), t.size());
+        select_top(row, job.layout == PairLayout::all_vs_all ? first + i + 1 : 0, job.top,
+                   picked[i]);
+      }
+    });
     kept.clear();
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::size_t qi = first + i;
-      const std::span<const gpu::PairScore> row(scores.data() + i * t.size(), t.size());
-      select_top(row, job.layout == PairLayout::all_vs_all ? qi + 1 : 0, job.top, picked);
-      for (std::uint32_t ti : picked) kept.push_back({static_cast<std::uint32_t>(qi), ti});
-    }
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::uint32_t ti : picked[i])
+        kept.push_back({static_cast<std::uint32_t>(first + i), ti});
     const auto score_of = [&](const PairIndex& pair) -> const gpu::PairScore& {
       return scores[(pair.query - first) * t.size() + pair.target];
     };
