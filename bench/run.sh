@@ -312,24 +312,7 @@ case_dna_pairs() {
   mkdir -p "$dir"
   if [ "$(cat "$dir/stamp" 2>/dev/null)" != "$pairs x $len" ]; then
     log "making $pairs pairs of $len bp from $lambda -> $dir"
-    gzip -dc "$lambda" | awk -v pairs="$pairs" -v len="$len" -v q="$dir/q.fa" -v t="$dir/t.fa" '
-      /^>/ { next }
-      { g = g toupper($0) }
-      END {
-        srand(20261123); L = length(g)
-        for (k = 0; k < pairs; k++) {
-          s = 4 + int(rand() * (L - len - 10)); a = substr(g, s, len)
-          b = substr(g, s + int(rand() * 7) - 3, len)
-          for (x = 0; x < 3 * len / 150; x++) {
-            p = 1 + int(rand() * len); b = substr(b, 1, p - 1) substr("ACGT", 1 + int(rand() * 4), 1) substr(b, p + 1)
-          }
-          r = rand(); p = 1 + int(rand() * (len - 10)); d = 1 + int(rand() * 3)
-          if (r < 0.35) b = substr(b, 1, p) substr(b, p + d + 1)
-          else if (r < 0.7) b = substr(b, 1, p) substr("GATTACA", 1 + int(rand() * 4), d) substr(b, p + 1)
-          printf ">p%d_%d\n%s\n", k, s, a > q
-          printf ">p%d_%d_mut\n%s\n", k, s, b > t
-        }
-      }'
+    bash "$repo/scripts/make-dna-pairs.sh" "$pairs" "$len" "$lambda" "$dir"
     awk -v n=$((side * 2)) 'NR <= n' "$dir/q.fa" >"$dir/q_side.fa"
     awk -v n=$((side * 2)) 'NR <= n' "$dir/t.fa" >"$dir/t_side.fa"
     echo "$pairs x $len" >"$dir/stamp"
