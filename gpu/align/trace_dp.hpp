@@ -23,7 +23,7 @@
 namespace seqfuse::align::trace {
 
 // Query rows per register chunk; a multiple of kCellsPerWord.
-inline constexpr int kTraceRows = 32;
+inline constexpr int kTraceRows = 16;
 inline constexpr int kCellsPerWord = 8;  // 4-bit directions per 32-bit word
 // The reference's "minus infinity": E and F before any gap; equal values give
 // equal open-versus-extend bits.

@@ -21,9 +21,15 @@ using align::trace::TracedPair;
 using align::trace::TraceJob;
 
 constexpr int kThreads = 128;
+// Blocks per multiprocessor the register budget must allow (ncu, run 16i:
+// with 32-row chunks the kernel took 167 registers, 3 blocks, and stalled
+// with no eligible warp 80 % of the time).
+#ifndef SEQFUSE_TRACE_MIN_BLOCKS
+#define SEQFUSE_TRACE_MIN_BLOCKS 5
+#endif
 
 template <bool kLocal>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, SEQFUSE_TRACE_MIN_BLOCKS)
     traceback_kernel(const TraceJob* __restrict__ jobs, std::uint32_t count, TraceBuffers buffers,
                      const int* __restrict__ matrix_in, int alphabet,
                      unsigned long long* __restrict__ run_fill, std::uint32_t* __restrict__ runs,
