@@ -1,6 +1,7 @@
 // seqfuse align-sw / align-nw: pairwise alignment, CPU or GPU, scores equal
 // to Parasail's.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <future>
 #include <memory>
@@ -68,17 +69,24 @@ void validate(const AlignConfig& c) {
 // U or N. Proteins use E, F, I, L, P or Q (not nucleotide codes) within a few
 // dozen residues, so real protein sets do not pass.
 bool looks_like_dna(const io::SequenceBatch& batch) {
-  std::uint64_t acgtn = 0, total = 0;
-  for (char c : batch.bases) {
-    const char u = static_cast<char>(c & ~0x20);
-    if (std::string_view("ACGTUN").find(u) != std::string_view::npos) {
-      ++acgtn;
-    } else if (std::string_view("RYKMSWBDHV").find(u) == std::string_view::npos) {
-      return false;
-    }
-    ++total;
+  // Per byte: 1 for A C G T U N, 2 for the other IUPAC codes, 0 for the rest
+  // (either case). A table: a DNA file is read to its end (2.5 ns a letter
+  // with string searches, 2.7 s for a 1 GB QUERY).
+  static const std::array<std::uint8_t, 256> kind = [] {
+    std::array<std::uint8_t, 256> k{};
+    for (const char c : std::string_view("ACGTUN")) k[static_cast<unsigned char>(c)] = 1;
+    for (const char c : std::string_view("RYKMSWBDHV")) k[static_cast<unsigned char>(c)] = 2;
+    for (int c = 'A'; c <= 'Z'; ++c)
+      k[static_cast<unsigned>(c) | 0x20u] = k[static_cast<unsigned>(c)];
+    return k;
+  }();
+  std::uint64_t acgtn = 0;
+  for (const char c : batch.bases) {
+    const std::uint8_t k = kind[static_cast<unsigned char>(c)];
+    if (k == 0) return false;
+    acgtn += k & 1u;
   }
-  return total > 0 && acgtn * 2 >= total;
+  return !batch.bases.empty() && acgtn * 2 >= batch.bases.size();
 }
 
 align::ScoringScheme make_scheme(const AlignConfig& c, bool dna) {
@@ -162,10 +170,12 @@ AlignInputs read_inputs(const AlignConfig& config, unsigned threads) {
                     !config.mismatch && looks_like_dna(query_batch)) ||
                    (config.alphabet == "auto" && (config.match || config.mismatch));
   auto scheme = std::make_unique<const align::ScoringScheme>(make_scheme(config, dna));
+  trace("align: inputs read");
   align::EncodedSequences queries = encode(*scheme, query_batch, config.query, threads);
   align::EncodedSequences targets = two_files
                                         ? encode(*scheme, target_batch, config.target, threads)
                                         : align::EncodedSequences(*scheme);
+  trace("align: inputs encoded");
   return {std::move(query_batch), std::move(target_batch), std::move(scheme), std::move(queries),
           std::move(targets)};
 }

@@ -18,6 +18,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/report.hpp"
 #include "io/fasta_text.hpp"
 
 namespace seqfuse::io {
@@ -305,7 +306,9 @@ std::optional<SequenceBatch> read_fasta_parallel(const std::string& path,
     records += slice.batch.size();
   }
 
+  trace("read " + path + ": " + std::to_string(slices.size()) + " slices parsed");
   join_slices(slices, threads);
+  trace("read " + path + ": slices joined");
   return std::optional<SequenceBatch>(std::move(slices[0].batch));
 }
 
