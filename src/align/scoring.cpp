@@ -185,7 +185,14 @@ void EncodedSequences::reserve(std::size_t residues, std::size_t sequences) {
 }
 
 void EncodedSequences::append(std::string_view sequence, std::string_view record_name) {
-  scheme_->encode_or_throw(sequence, record_name, codes_);
+  const std::size_t old_codes = codes_.size();
+  codes_.resize(old_codes + sequence.size());
+  if (!scheme_->translate(sequence, codes_.data() + old_codes)) {
+    codes_.resize(old_codes);
+    std::vector<std::uint8_t> scratch;  // finds the bad letter and throws
+    scheme_->encode_or_throw(sequence, record_name, scratch);
+    throw Error("internal: a letter outside the alphabet was not found again");
+  }
   offsets_.push_back(codes_.size());
 }
 

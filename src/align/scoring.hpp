@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/default_init.hpp"
 #include "gpu/align/dp_cell.hpp"
 
 namespace seqfuse::align {
@@ -140,7 +141,8 @@ class EncodedSequences {
 
  private:
   const ScoringScheme* scheme_;
-  std::vector<std::uint8_t> codes_;
+  // Not zero-filled by resize: append_all's workers write every code.
+  std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>> codes_;
   std::vector<std::uint64_t> offsets_{0};
 };
 
