@@ -21,9 +21,11 @@ using align::trace::TracedPair;
 using align::trace::TraceJob;
 
 constexpr int kThreads = 128;
-// Blocks per multiprocessor the register budget must allow (ncu, run 16i:
-// with 32-row chunks the kernel took 167 registers, 3 blocks, and stalled
-// with no eligible warp 80 % of the time).
+// Blocks per multiprocessor the register budget must allow. With 32-row
+// chunks the kernel took 167 registers, 3 blocks, and had no eligible warp
+// 80 % of the time (ncu, run 16i); 16-row chunks at 5 blocks (96 registers)
+// moved the tracing time only 2 % (run 16j): its ~50 instructions per cell
+// are the cost (bench/results/align-gpu-notes.md, session 8).
 #ifndef SEQFUSE_TRACE_MIN_BLOCKS
 #define SEQFUSE_TRACE_MIN_BLOCKS 5
 #endif
