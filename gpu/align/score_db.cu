@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <climits>
 #include <numeric>
+#include <utility>
 
 #include "../primitives/dpx.cuh"
 #include "core/report.hpp"
@@ -210,7 +211,7 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
 
   // Longest first in groups of kSlotGroup interleaved slots (one layout for
   // both kernels; the 16-bit kernel takes slots 2k and 2k + 1 per thread).
-  const search16::TargetLayout layout = search16::plan_target_layout(offsets);
+  search16::TargetLayout layout = search16::plan_target_layout(offsets);
   interleaved_bytes_ = layout.interleaved;
   long_slots_ = long_slot_count(layout.slot_len);
   long_interleaved_ =
@@ -220,7 +221,7 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   codes_ = DeviceBuffer(layout.interleaved);
   fill_device(codes_.data(), search16::kPadCode, layout.interleaved, stream_);
   interleave(codes, offsets, layout);
-  order_ = layout.order;
+  order_ = std::move(layout.order);
   stream_.synchronize();  // the host vectors die here
 }
 
