@@ -185,15 +185,9 @@ void EncodedSequences::reserve(std::size_t residues, std::size_t sequences) {
 }
 
 void EncodedSequences::append(std::string_view sequence, std::string_view record_name) {
-  const std::size_t old_codes = codes_.size();
-  codes_.resize(old_codes + sequence.size());
-  if (!scheme_->translate(sequence, codes_.data() + old_codes)) {
-    codes_.resize(old_codes);
-    std::vector<std::uint8_t> scratch;  // finds the bad letter and throws
-    scheme_->encode_or_throw(sequence, record_name, scratch);
-    throw Error("internal: a letter outside the alphabet was not found again");
-  }
-  offsets_.push_back(codes_.size());
+  const std::uint64_t bounds[2] = {0, sequence.size()};
+  append_all(
+      sequence, bounds, [record_name](std::size_t) { return record_name; }, 1);
 }
 
 void EncodedSequences::append_all(std::string_view bases, std::span<const std::uint64_t> offsets,
