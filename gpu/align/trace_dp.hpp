@@ -2,11 +2,12 @@
 // kernel (traceback.cu) and its CPU emulation in tests/unit, so CI checks the
 // very arithmetic, tie-breaking and CIGAR walk the kernel runs.
 //
-// The fill is the scalar reference's (reference_align): the same
-// affine_cell_traced update per cell, so the same direction bits, scores and
-// end cell. Cells are visited in register-held chunks of kTraceRows query rows
-// (as the score kernel does): a chunk sweeps every target column; the H and F
-// of its last row at each column go to an edge strip the next chunk reads.
+// The fill computes what the scalar reference (reference_align,
+// affine_cell_traced) does per cell: the same scores, direction bits and end
+// cell, with the pairs score kernel's inner loop (pair_dp.hpp). Cells are
+// visited in register-held chunks of kTraceRows query rows: a chunk sweeps
+// every target column; the H and F of its last row at each column go to an
+// edge strip the next chunk reads.
 //
 // Direction bits: the low nibble of TraceBits (H source in 2 bits, E extends,
 // F extends), 8 cells (8 consecutive query rows of one column) per 32-bit word.
@@ -18,6 +19,7 @@
 #include <cstdint>
 
 #include "dp_cell.hpp"
+#include "pair_dp.hpp"
 
 
 namespace seqfuse::align::trace {
@@ -101,14 +103,32 @@ struct FillEnd {
 };
 
 // Fills the direction grid of a non-empty pair (m, n >= 1) and returns the
-// score and end cell exactly as reference_align finds them. `matrix` is
-// row-major with row stride `matrix_stride`: matrix[q * stride + t]. The edge
-// strip needs n cells when m > kTraceRows (unused otherwise).
-SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
-                                  const std::uint8_t* target, int n, const int* matrix,
-                                  int matrix_stride, GapPenalties gaps, DirectionGrid grid,
+// score and end cell exactly as reference_align finds them. `table` is the
+// pairs kernel's substitution table (pairs::kTableSize ints, table[q *
+// kTableStride + t], sentinel row kSentinelRow for rows past the query's
+// end; gpu::pair_table builds it). The edge strip needs n cells when
+// m > kTraceRows (unused otherwise). MaxPlus: pairs::PortableMaxPlus on the
+// host, gpu::DeviceMaxPlus (DPX on Hopper) in the kernel.
+//
+// The inner loop is pair_score's (pair_dp.hpp) plus the four direction bits,
+// each one compare and one OR of a constant: E extends exactly when E
+// differs from its opening value (E = max(open, extend) is the opening one
+// unless extending is strictly better), likewise F; the H source by the
+// reference's order (floor, diagonal, E, F). Rows past the query's end read
+// the sentinel row instead of a per-cell row test: nothing real reads them
+// (F and the diagonal flow downwards) and their H stays below the best real
+// cell (see pair_score), so only their grid words are left unwritten.
+template <bool kLocal, class MaxPlus>
+SF_HOST_DEVICE FillEnd trace_fill(const std::uint8_t* query, int m, const std::uint8_t* target,
+                                  int n, const int* table, GapPenalties gaps, DirectionGrid grid,
                                   EdgeStrip edge) {
-  const int floor = local ? 0 : kNegInf;
+  using pairs::kSentinelRow;
+  using pairs::kTableStride;
+  constexpr int kWords = kTraceRows / kCellsPerWord;
+  static_assert(kTraceRows % kCellsPerWord == 0, "a chunk holds whole direction words");
+  const char* table_bytes = reinterpret_cast<const char*>(table);
+  const int open = gaps.open;
+  const int extend = gaps.extend;
   // Local: the first cell with the best score in column-major order (smallest
   // j, then smallest i); (0, 0) when nothing beats 0, as the reference keeps it.
   FillEnd end{0, 0, 0};
@@ -119,52 +139,71 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
     int q[kTraceRows], E[kTraceRows];
     SF_DEVICE_UNROLL
     for (int r = 0; r < kTraceRows; ++r) {
-      q[r] = i0 + r < m ? query[i0 + r] * matrix_stride : 0;
-      H[r] = boundary_score(local, i0 + r + 1, gaps);  // H(i, -1)
+      // Byte offset of the row's table row, kept in a register (opaque: see
+      // pair_score).
+      q[r] = MaxPlus::opaque((i0 + r < m ? static_cast<int>(query[i0 + r]) : kSentinelRow) *
+                             kTableStride * static_cast<int>(sizeof(int)));
+      H[r] = boundary_score(kLocal, i0 + r + 1, gaps);  // H(i, -1)
       E[r] = kNegInf;
     }
-    int diag_top = boundary_score(local, i0, gaps);  // H(i0 - 1, -1)
+    bool word_exists[kWords];
+    SF_DEVICE_UNROLL
+    for (int w = 0; w < kWords; ++w) word_exists[w] = i0 + w * kCellsPerWord < m;
+    const bool from_edge = i0 > 0;
+    const bool to_edge = i0 + kTraceRows < m;
+    int diag_top = boundary_score(kLocal, i0, gaps);  // H(i0 - 1, -1)
+    // The next edge cell and target letter are loaded a column ahead.
+    EdgeCell above_next{0, kNegInf};
+    if (from_edge) above_next = edge.load(0);
+    int letter_next = target[0];
     for (int j = 0; j < n; ++j) {
-      const int t = target[j];
-      int h_up, f;  // H and F of the row above the current one, column j
-      if (i0 == 0) {
-        h_up = boundary_score(local, j + 1, gaps);
-        f = kNegInf;
-      } else {
-        const EdgeCell above = edge.load(j);
-        h_up = above.h;
-        f = above.f;
+      const char* column = table_bytes + letter_next * static_cast<int>(sizeof(int));
+      if (j + 1 < n) letter_next = target[j + 1];
+      // H and F of row i0 - 1 at column j: the boundary row, or the edge the
+      // previous chunk left.
+      int h_up = boundary_score(kLocal, j + 1, gaps);
+      int f_up = kNegInf;
+      if (from_edge) {
+        h_up = above_next.h;
+        f_up = above_next.f;
+        if (j + 1 < n) above_next = edge.load(j + 1);
       }
       int diag = diag_top;  // H(i0 - 1, j - 1)
       diag_top = h_up;
-      std::uint32_t word = 0;
+      std::uint32_t word[kWords];
       int column_best = 0;
       SF_DEVICE_UNROLL
       for (int r = 0; r < kTraceRows; ++r) {
-        if (i0 + r < m) {
-          std::uint8_t bits = 0;
-          const AffineCell cell = affine_cell_traced(diag, matrix[q[r] + t], H[r], E[r], h_up, f,
-                                                     gaps, floor, local, &bits);
-          diag = H[r];
-          H[r] = cell.h;
-          E[r] = cell.e;
-          f = cell.f;
-          h_up = cell.h;
-          word |= static_cast<std::uint32_t>(bits) << (4 * (r % kCellsPerWord));
-          if (local) column_best = max_of(column_best, cell.h);
-        }
-        if (r % kCellsPerWord == kCellsPerWord - 1) {
-          if (i0 + r - (kCellsPerWord - 1) < m) grid.store((i0 + r) / kCellsPerWord, j, word);
-          word = 0;
-        }
+        const int f_open = h_up - open;
+        const int f = MaxPlus::add_max(f_up, -extend, f_open);  // F(i, j)
+        const int e_open = H[r] - open;
+        const int e = MaxPlus::add_max(E[r], -extend, e_open);  // E(i, j)
+        const int match = diag + *reinterpret_cast<const int*>(column + q[r]);
+        const int h = kLocal ? MaxPlus::max3_relu(match, e, f) : MaxPlus::max3(match, e, f);
+        const int shift = 4 * (r % kCellsPerWord);
+        std::uint32_t bits = 0;
+        if (e != e_open) bits |= std::uint32_t{kTraceEExtends} << shift;
+        if (f != f_open) bits |= std::uint32_t{kTraceFExtends} << shift;
+        if (kLocal && h == 0)
+          bits |= std::uint32_t{kTraceFromFloor} << shift;
+        else if (h != match)
+          bits |= std::uint32_t{h == e ? kTraceFromE : kTraceFromF} << shift;
+        word[r / kCellsPerWord] = r % kCellsPerWord == 0 ? bits : word[r / kCellsPerWord] | bits;
+        diag = H[r];
+        H[r] = h;
+        E[r] = e;
+        h_up = h;
+        f_up = f;
+        if (kLocal) column_best = max_of(column_best, h);
       }
-      // Every row of this chunk exists when a next chunk does: h_up and f
-      // are then H and F of the chunk's last row.
-      if (i0 + kTraceRows < m) edge.store(j, EdgeCell{h_up, f});
+      SF_DEVICE_UNROLL
+      for (int w = 0; w < kWords; ++w)
+        if (word_exists[w]) grid.store(i0 / kCellsPerWord + w, j, word[w]);
+      if (to_edge) edge.store(j, EdgeCell{h_up, f_up});
       // Columns come in order within a chunk, so a later chunk (larger i)
       // takes over an equal score only at a smaller j. column_best > 0 here,
-      // so rows past the query's end (H = 0) never match it.
-      if (local && (column_best > end.score || (column_best == end.score && j < end.target_end))) {
+      // so rows past the query's end never match it.
+      if (kLocal && (column_best > end.score || (column_best == end.score && j < end.target_end))) {
         end.score = column_best;
         end.target_end = j;
         SF_DEVICE_UNROLL
@@ -173,7 +212,7 @@ SF_HOST_DEVICE FillEnd trace_fill(bool local, const std::uint8_t* query, int m,
       }
     }
   }
-  if (!local) {
+  if (!kLocal) {
     end.query_end = m - 1;
     end.target_end = n - 1;
     SF_DEVICE_UNROLL
@@ -305,8 +344,7 @@ struct TraceJob {
 struct TraceBuffers {
   const std::uint8_t* query_codes;
   const std::uint8_t* target_codes;
-  const int* matrix;  // matrix[q * matrix_stride + t]
-  int matrix_stride;
+  const int* table;  // pairs::kTableSize ints: see trace_fill
   GapPenalties gaps;
   std::uint32_t* words;
   EdgeCell* edges;
@@ -319,13 +357,15 @@ SF_HOST_DEVICE DirectionGrid job_grid(const TraceJob& job, const TraceBuffers& b
 // First pass over a pair: the fill and a counting walk. The result has
 // everything but run_offset; its run_count runs are written by
 // trace_job_write once the caller has reserved room for them.
-SF_HOST_DEVICE TracedPair trace_job_fill(bool local, const TraceJob& job, const TraceBuffers& b) {
+template <bool kLocal, class MaxPlus>
+SF_HOST_DEVICE TracedPair trace_job_fill(const TraceJob& job, const TraceBuffers& b) {
+  constexpr bool local = kLocal;
   if (job.m == 0 || job.n == 0) return trace_empty(local, job.m, job.n, b.gaps, nullptr);
   const std::uint8_t* query = b.query_codes + job.query;
   const std::uint8_t* target = b.target_codes + job.target;
   const DirectionGrid grid = job_grid(job, b);
-  const FillEnd end = trace_fill(local, query, job.m, target, job.n, b.matrix, b.matrix_stride,
-                                 b.gaps, grid, EdgeStrip{b.edges + job.edges, job.stride});
+  const FillEnd end = trace_fill<kLocal, MaxPlus>(query, job.m, target, job.n, b.table, b.gaps,
+                                                  grid, EdgeStrip{b.edges + job.edges, job.stride});
   TracedPair p;
   p.score = end.score;
   p.query_end = end.query_end;

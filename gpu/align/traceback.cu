@@ -10,6 +10,8 @@
 #include <algorithm>
 
 #include "../vendor.cuh"
+#include "device_max_plus.cuh"
+#include "score_pairs.hpp"
 #include "trace_plan.hpp"
 #include "traceback.hpp"
 
@@ -33,21 +35,19 @@ constexpr int kThreads = 128;
 template <bool kLocal>
 __global__ void __launch_bounds__(kThreads, SEQFUSE_TRACE_MIN_BLOCKS)
     traceback_kernel(const TraceJob* __restrict__ jobs, std::uint32_t count, TraceBuffers buffers,
-                     const int* __restrict__ matrix_in, int alphabet,
                      unsigned long long* __restrict__ run_fill, std::uint32_t* __restrict__ runs,
                      TracedPair* __restrict__ out) {
-  // matrix[q * kMaxAlphabet + t], as the score kernel keeps it.
-  __shared__ int matrix[kMaxAlphabet * kMaxAlphabet];
-  for (int k = threadIdx.x; k < alphabet * alphabet; k += blockDim.x)
-    matrix[(k / alphabet) * kMaxAlphabet + k % alphabet] = matrix_in[k];
+  // The pairs kernel's table (with its sentinel row), in shared memory.
+  __shared__ int table[align::pairs::kTableSize];
+  for (int k = threadIdx.x; k < align::pairs::kTableSize; k += blockDim.x)
+    table[k] = buffers.table[k];
   __syncthreads();
 
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
-  buffers.matrix = matrix;
-  buffers.matrix_stride = kMaxAlphabet;
+  buffers.table = table;
   const TraceJob job = jobs[k];
-  TracedPair p = align::trace::trace_job_fill(kLocal, job, buffers);
+  TracedPair p = align::trace::trace_job_fill<kLocal, DeviceMaxPlus>(job, buffers);
   if (p.run_count > 0) {
     p.run_offset = atomicAdd(run_fill, static_cast<unsigned long long>(p.run_count));
     align::trace::trace_job_write(kLocal, job, buffers, p, runs + p.run_offset);
@@ -56,17 +56,16 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_TRACE_MIN_BLOCKS)
 }
 
 void launch_traceback(bool local, const TraceJob* jobs, std::uint32_t count,
-                      const TraceBuffers& buffers, const int* matrix, int alphabet,
-                      unsigned long long* run_fill, std::uint32_t* runs, TracedPair* out,
-                      gpuStream_t stream) {
+                      const TraceBuffers& buffers, unsigned long long* run_fill,
+                      std::uint32_t* runs, TracedPair* out, gpuStream_t stream) {
   if (count == 0) return;
   const unsigned blocks = (count + kThreads - 1) / kThreads;
   if (local)
-    traceback_kernel<true><<<blocks, kThreads, 0, stream>>>(jobs, count, buffers, matrix, alphabet,
-                                                            run_fill, runs, out);
+    traceback_kernel<true>
+        <<<blocks, kThreads, 0, stream>>>(jobs, count, buffers, run_fill, runs, out);
   else
-    traceback_kernel<false><<<blocks, kThreads, 0, stream>>>(jobs, count, buffers, matrix, alphabet,
-                                                             run_fill, runs, out);
+    traceback_kernel<false>
+        <<<blocks, kThreads, 0, stream>>>(jobs, count, buffers, run_fill, runs, out);
   GPU_CHECK_LAUNCH();
 }
 
@@ -138,8 +137,8 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
   out.refused = plan.refused;
   if (plan.batches.empty()) return Status::kSuccess;
 
-  const DeviceBuffer matrix =
-      upload_bytes(params.matrix.data(), params.matrix.size() * sizeof(int), stream_);
+  const std::vector<int> table = pair_table(params.matrix, params.alphabet_size);
+  const DeviceBuffer table_device = upload_bytes(table.data(), table.size() * sizeof(int), stream_);
   const align::GapPenalties gaps{params.gap_open, params.gap_extend};
   std::vector<TracedPair> results;
   for (const align::trace::TraceBatch& batch : plan.batches) {
@@ -154,13 +153,15 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
 
     copy_to_device(jobs.data(), batch.jobs.data(), count * sizeof(TraceJob), stream_);
     fill_device(fill.data(), 0, sizeof(unsigned long long), stream_);
-    const TraceBuffers buffers{
-        query_codes_.as<std::uint8_t>(), target_codes_.as<std::uint8_t>(),  nullptr, 0, gaps,
-        words.as<std::uint32_t>(),       edges.as<align::trace::EdgeCell>()};
+    const TraceBuffers buffers{query_codes_.as<std::uint8_t>(),
+                               target_codes_.as<std::uint8_t>(),
+                               table_device.as<int>(),
+                               gaps,
+                               words.as<std::uint32_t>(),
+                               edges.as<align::trace::EdgeCell>()};
     launch_traceback(!!params.local, jobs.as<TraceJob>(), static_cast<std::uint32_t>(count),
-                     buffers, matrix.as<int>(), params.alphabet_size, fill.as<unsigned long long>(),
-                     runs.as<std::uint32_t>(), traced.as<TracedPair>(),
-                     static_cast<gpuStream_t>(stream_.native()));
+                     buffers, fill.as<unsigned long long>(), runs.as<std::uint32_t>(),
+                     traced.as<TracedPair>(), static_cast<gpuStream_t>(stream_.native()));
     results.resize(count);
     unsigned long long used = 0;
     copy_to_host(results.data(), traced.data(), count * sizeof(TracedPair), stream_);

@@ -12,6 +12,7 @@
 #include "align/cigar.hpp"
 #include "align/gpu_traceback.hpp"
 #include "align/reference.hpp"
+#include "gpu/align/score_pairs.hpp"
 #include "gpu/align/trace_plan.hpp"
 #include "test_align_support.hpp"
 
@@ -79,7 +80,8 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set
                  std::uint64_t budget, std::mt19937_64& rng, std::uint64_t max_cells = UINT64_MAX) {
   const bool local = mode == AlignMode::local;
   const int alphabet = static_cast<int>(scheme.alphabet_size());
-  std::vector<int> matrix(scheme.table().begin(), scheme.table().end());
+  const std::vector<int> matrix(scheme.table().begin(), scheme.table().end());
+  const std::vector<int> table = seqfuse::gpu::pair_table(matrix, alphabet);
   const trace::TracePlan plan = trace::plan_traceback(set.pairs, budget, max_cells);
   Emulated out;
   out.results.resize(set.pairs.size());
@@ -91,11 +93,8 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set
     std::vector<trace::EdgeCell> edges(batch.edges + 1, trace::EdgeCell{-123456, 987654});
     std::vector<std::uint32_t> runs(batch.runs + 1, 0xFFFFFFFFu);
     std::vector<trace::TracedPair> traced(batch.jobs.size());
-    const trace::TraceBuffers buffers{set.query_codes.data(),
-                                      set.target_codes.data(),
-                                      matrix.data(),
-                                      alphabet,
-                                      scheme.gaps(),
+    const trace::TraceBuffers buffers{set.query_codes.data(), set.target_codes.data(),
+                                      table.data(),           scheme.gaps(),
                                       words.data(),
                                       edges.data()};
     require_disjoint_footprints(batch);
@@ -108,7 +107,9 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set
     std::uint64_t fill = 0;
     for (std::size_t k : order) {
       const trace::TraceJob& job = batch.jobs[k];
-      trace::TracedPair p = trace::trace_job_fill(local, job, buffers);
+      using seqfuse::align::pairs::PortableMaxPlus;
+      trace::TracedPair p = local ? trace::trace_job_fill<true, PortableMaxPlus>(job, buffers)
+                                  : trace::trace_job_fill<false, PortableMaxPlus>(job, buffers);
       p.run_offset = fill;
       fill += p.run_count;
       REQUIRE(fill <= batch.runs);
