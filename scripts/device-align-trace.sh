@@ -8,6 +8,9 @@
 #   DEVICE_EXTRA=scripts/device-align-trace.sh bash scripts/device-run.sh --bench
 #   DNA_PAIRS=1000000 DNA_PAIR_LENGTH=1000 DEVICE_EXTRA=scripts/device-align-trace.sh \
 #     bash scripts/device-run.sh --no-cpu-tests
+# TRACE_BASELINE=PATH (another seqfuse build, carried along) times the
+# --traceback runs with it too, right after each of ours, and requires the
+# two outputs to be byte-identical.
 set -uo pipefail
 sf=bundle/bin/seqfuse
 dir=/tmp/seqfuse-bench/dna_pairs
@@ -26,5 +29,16 @@ for mode in sw nw; do
     SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
       "$sf" "align-$mode" "$dir/q.fa" "$dir/t.fa" --pairs $extra --match 2 --mismatch -3 \
       --gap-open 5 --gap-extend 2 -t "$threads" -o "$dir/out.tsv" 2>&1
+    if [ -n "$extra" ] && [ -n "${TRACE_BASELINE:-}" ]; then
+      echo "== trace: baseline $TRACE_BASELINE align-$mode --pairs $extra"
+      SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
+        "$TRACE_BASELINE" "align-$mode" "$dir/q.fa" "$dir/t.fa" --pairs $extra --match 2 \
+        --mismatch -3 --gap-open 5 --gap-extend 2 -t "$threads" -o "$dir/baseline.tsv" 2>&1
+      if cmp -s "$dir/out.tsv" "$dir/baseline.tsv"; then
+        echo "outputs identical ($(wc -l <"$dir/out.tsv") lines)"
+      else
+        echo "OUTPUTS DIFFER: $(cmp "$dir/out.tsv" "$dir/baseline.tsv" 2>&1 | head -n 1)"
+      fi
+    fi
   done
 done
