@@ -31,8 +31,8 @@ for mode in sw nw; do
       --gap-open 5 --gap-extend 2 -t "$threads" -o "$dir/out.tsv" 2>&1
     if [ -n "$extra" ] && [ -n "${TRACE_BASELINE:-}" ]; then
       echo "== trace: baseline $TRACE_BASELINE align-$mode --pairs $extra"
-      SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, peak RSS %M KB" \
-        "$TRACE_BASELINE" "align-$mode" "$dir/q.fa" "$dir/t.fa" --pairs $extra --match 2 \
+      LD_LIBRARY_PATH="$PWD/bundle/lib:${LD_LIBRARY_PATH:-}" SEQFUSE_TRACE=1 \
+        /usr/bin/time -f "wall %e s, peak RSS %M KB" "$TRACE_BASELINE" "align-$mode" "$dir/q.fa" "$dir/t.fa" --pairs $extra --match 2 \
         --mismatch -3 --gap-open 5 --gap-extend 2 -t "$threads" -o "$dir/baseline.tsv" 2>&1
       if cmp -s "$dir/out.tsv" "$dir/baseline.tsv"; then
         echo "outputs identical ($(wc -l <"$dir/out.tsv") lines)"

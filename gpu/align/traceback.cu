@@ -8,8 +8,10 @@
 // few very long pairs leave most of the device idle (a warp per pair along
 // anti-diagonals would be the next step for those).
 #include <algorithm>
+#include <string>
 
 #include "../vendor.cuh"
+#include "core/report.hpp"
 #include "device_max_plus.cuh"
 #include "score_pairs.hpp"
 #include "trace_plan.hpp"
@@ -81,11 +83,14 @@ std::uint8_t max_code(std::span<const std::uint8_t> codes) {
   return m;
 }
 
-// Scratch per batch when the caller names no budget: half of what is free
-// (the score engine and the sequences hold the rest), at most 16 GiB.
+// Scratch per batch when the caller names no budget: three quarters of what
+// is free once the sequences are uploaded. A batch's pairs are its threads,
+// and each holds its whole direction grid (1,000 x 1,000 bp: 0.5 MB), so the
+// budget sets the occupancy: with 16 GiB (the cap until session 9) an H100
+// ran 2 of its 5 possible blocks per multiprocessor (ncu: 1.2 active warps
+// per scheduler, issue slots 34 % busy).
 std::uint64_t default_budget() {
-  return std::clamp<std::uint64_t>(free_device_memory() / 2, std::uint64_t{64} << 20,
-                                   std::uint64_t{16} << 30);
+  return std::max<std::uint64_t>(free_device_memory() / 4 * 3, std::uint64_t{64} << 20);
 }
 
 // Pairs of more cells go to the CPU: at some 10^8 cells per second, one
@@ -132,6 +137,7 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
   const align::trace::TracePlan plan = align::trace::plan_traceback(
       plan_pairs, budget_bytes ? budget_bytes : default_budget(), kMaxDeviceCells);
 
+  seqfuse::trace("align traceback: " + std::to_string(plan.batches.size()) + " batches planned");
   out.pairs.assign(pairs.size(), TracedPair{});
   out.runs.clear();
   out.refused = plan.refused;

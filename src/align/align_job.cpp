@@ -142,13 +142,15 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
                             std::span<const Codes> q, std::span<const Codes> t,
                             const EmitHits& emit) {
   AlignStats stats;
-  GpuPairScorer scorer(scheme, job.mode, /*device_budget_bytes=*/0, job.threads);
   std::vector<AlignResult> scores;
-  scorer.score(queries, targets, scores);
-  stats.device_seconds = scorer.device_seconds();
+  {  // the scorer's device memory is returned before the tracer sizes its batches
+    GpuPairScorer scorer(scheme, job.mode, /*device_budget_bytes=*/0, job.threads);
+    scorer.score(queries, targets, scores);
+    stats.device_seconds = scorer.device_seconds();
+  }
   seqfuse::trace("align: pairs scored");
   if (job.traceback) {
-    GpuTracer tracer(scheme, job.mode, queries, targets);
+    GpuTracer tracer(scheme, job.mode, queries, targets, /*device_budget_bytes=*/0, job.threads);
     std::vector<PairIndex> pairs(scores.size());
     for (std::size_t k = 0; k < pairs.size(); ++k)
       pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
@@ -177,7 +179,8 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   AlignStats stats;
   GpuScorer scorer(scheme, job.mode, targets);
   std::unique_ptr<GpuTracer> tracer;
-  if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets);
+  if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
+                                                          /*device_budget_bytes=*/0, job.threads);
   std::vector<gpu::PairScore> scores;
 
   const std::size_t chunk =

@@ -8,6 +8,7 @@
 #if SEQFUSE_HAVE_GPU
 #include "align/gpu_params.hpp"
 #include "align/reference.hpp"
+#include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "gpu/align/traceback.hpp"
 #endif
@@ -61,7 +62,8 @@ struct GpuTracer::State {
 };
 
 GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
-                     const EncodedSequences& targets, std::uint64_t device_budget_bytes)
+                     const EncodedSequences& targets, std::uint64_t device_budget_bytes,
+                     unsigned threads)
     // State holds device objects that cannot move: built in place.
     : state_(new State{&scheme,
                        mode,
@@ -71,7 +73,8 @@ GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedS
                        gpu::DeviceTracer(queries.flat_codes(), queries.offsets(),
                                          targets.flat_codes(), targets.offsets()),
                        {}}),
-      budget_(device_budget_bytes) {}
+      budget_(device_budget_bytes),
+      threads_(threads) {}
 
 GpuTracer::~GpuTracer() = default;
 
@@ -86,20 +89,25 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   if (status != gpu::Status::kSuccess)
     throw Error(std::string("GPU traceback refused its input: ") + gpu::to_string(status));
   device_seconds_ += clock.seconds();
-  std::size_t next_refused = 0;
-  for (std::size_t k = 0; k < pairs.size(); ++k) {
-    if (next_refused < o.refused.size() && o.refused[next_refused] == k) {
-      ++next_refused;
-      continue;
+  seqfuse::trace("align traceback: " + std::to_string(pairs.size()) + " pairs traced on the device");
+  // Every pair but the refused ones decodes its runs; the refused ones (too
+  // large for the device's memory) go to the scalar reference. Both on
+  // threads: a million CIGAR strings take about a second on one.
+  std::vector<std::uint8_t> refused(pairs.size(), 0);
+  for (std::uint32_t k : o.refused) refused[k] = 1;
+  parallel_chunks(pairs.size(), 4096, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      if (refused[k] == 0) {
+        out[k] = traced_result(o.pairs[k], o.runs);
+      } else {
+        out[k] = reference_align(state_->mode, *state_->scheme,
+                                 (*state_->queries)[pairs[k].query],
+                                 (*state_->targets)[pairs[k].target]);
+      }
     }
-    out[k] = traced_result(o.pairs[k], o.runs);
-  }
-  // Too large for the device's memory: the scalar reference on the host.
-  for (std::uint32_t k : o.refused) {
-    out[k] = reference_align(state_->mode, *state_->scheme, (*state_->queries)[pairs[k].query],
-                             (*state_->targets)[pairs[k].target]);
-    ++cpu_pairs_;
-  }
+  });
+  cpu_pairs_ += o.refused.size();
+  seqfuse::trace("align traceback: CIGAR strings built");
 }
 
 #else  // no GPU backend in this build
@@ -107,7 +115,7 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
 struct GpuTracer::State {};
 
 GpuTracer::GpuTracer(const ScoringScheme&, AlignMode, const EncodedSequences&,
-                     const EncodedSequences&, std::uint64_t) {
+                     const EncodedSequences&, std::uint64_t, unsigned) {
   throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
 }
 GpuTracer::~GpuTracer() = default;

@@ -24,9 +24,12 @@ namespace seqfuse::align {
 class GpuTracer {
  public:
   // device_budget_bytes: scratch device memory per batch (0: a share of
-  // what is free); tests lower it to exercise the CPU fallback.
+  // what is free); tests lower it to exercise the CPU fallback. `threads`
+  // host threads build the CIGAR strings and trace the pairs the device
+  // refuses.
   GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
-            const EncodedSequences& targets, std::uint64_t device_budget_bytes = 0);
+            const EncodedSequences& targets, std::uint64_t device_budget_bytes = 0,
+            unsigned threads = 1);
   ~GpuTracer();
   GpuTracer(const GpuTracer&) = delete;
   GpuTracer& operator=(const GpuTracer&) = delete;
@@ -44,6 +47,7 @@ class GpuTracer {
   struct State;
   std::unique_ptr<State> state_;
   std::uint64_t budget_ = 0;
+  unsigned threads_ = 1;
   double device_seconds_ = 0;
   std::uint64_t cpu_pairs_ = 0;
 };
