@@ -186,6 +186,7 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
     }
     for (DeviceBuffer* b : {&jobs, &words, &edges, &runs, &traced, &fill})
       scratch_pool_.release(std::move(*b));
+    seqfuse::trace("align traceback: batch of " + std::to_string(count) + " pairs done");
   }
   return Status::kSuccess;
 }
