@@ -9,10 +9,10 @@
 // every target column; the H and F of its last row at each column go to an
 // edge strip the next chunk reads.
 //
-// Direction bits: the low nibble of TraceBits (H source in 2 bits, E extends,
-// F extends), 8 cells (8 consecutive query rows of one column) per 32-bit word.
-// Word (w, j) holds rows 8w .. 8w+7 of column j. Plain C++ otherwise: no
-// vendor types, so src/ and tests include it.
+// Direction bits: a nibble per cell (DirectionBit), 8 cells (8 consecutive
+// query rows of one column) per 32-bit word. Word (w, j) holds rows 8w ..
+// 8w+7 of column j. Plain C++ otherwise: no vendor types, so src/ and tests
+// include it.
 #pragma once
 
 #include <climits>
@@ -30,6 +30,20 @@ inline constexpr int kCellsPerWord = 8;  // 4-bit directions per 32-bit word
 // The reference's "minus infinity": E and F before any gap; equal values give
 // equal open-versus-extend bits.
 inline constexpr int kNegInf = INT_MIN / 4;
+
+// A cell's nibble in the direction grid. Each bit is one compare of values
+// the fill has anyway (h >= match, h >= e, e >= its opening value, f >= its
+// opening value): 4 compares per cell, where the reference's TraceBits need
+// 5 and a choice chain. Read in the reference's order, they give its moves:
+// H from the diagonal unless kNotDiagonal, else from E unless kNotE, else F.
+// Local alignments end where H is 0 (the reference's floor): the walk finds
+// those cells from the score it carries (trace_walk), so no bit says so.
+enum DirectionBit : std::uint32_t {
+  kNotDiagonal = 1,  // H != H(i-1, j-1) + substitution
+  kNotE = 2,         // H != E
+  kEExtends = 4,     // E continued E(i, j-1) rather than opening from H(i, j-1)
+  kFExtends = 8,     // F continued F(i-1, j) rather than opening from H(i-1, j)
+};
 
 // CIGAR operations, packed as length << 2 | op in one 32-bit run.
 enum TraceOp : std::uint32_t { kOpMatch = 0, kOpMismatch = 1, kOpInsert = 2, kOpDelete = 3 };
@@ -110,11 +124,10 @@ struct FillEnd {
 // m > kTraceRows (unused otherwise). MaxPlus: pairs::PortableMaxPlus on the
 // host, gpu::DeviceMaxPlus (DPX on Hopper) in the kernel.
 //
-// The inner loop is pair_score's (pair_dp.hpp) plus the four direction bits,
-// each one compare and one OR of a constant: E extends exactly when E
-// differs from its opening value (E = max(open, extend) is the opening one
-// unless extending is strictly better), likewise F; the H source by the
-// reference's order (floor, diagonal, E, F). Rows past the query's end read
+// The inner loop is pair_score's (pair_dp.hpp) plus the four direction bits
+// (DirectionBit), each one compare: E extends exactly when E differs from its
+// opening value (E = max(open, extend) is the opening one unless extending
+// is strictly better), likewise F. Rows past the query's end read
 // the sentinel row instead of a per-cell row test: nothing real reads them
 // (F and the diagonal flow downwards) and their H stays below the best real
 // cell (see pair_score), so only their grid words are left unwritten.
@@ -181,13 +194,11 @@ SF_HOST_DEVICE FillEnd trace_fill(const std::uint8_t* query, int m, const std::u
         const int match = diag + *reinterpret_cast<const int*>(column + q[r]);
         const int h = kLocal ? MaxPlus::max3_relu(match, e, f) : MaxPlus::max3(match, e, f);
         const int shift = 4 * (r % kCellsPerWord);
-        std::uint32_t bits = 0;
-        if (e != e_open) bits |= std::uint32_t{kTraceEExtends} << shift;
-        if (f != f_open) bits |= std::uint32_t{kTraceFExtends} << shift;
-        if (kLocal && h == 0)
-          bits |= std::uint32_t{kTraceFromFloor} << shift;
-        else if (h != match)
-          bits |= std::uint32_t{h == e ? kTraceFromE : kTraceFromF} << shift;
+        const std::uint32_t bits =
+            (h != match ? std::uint32_t{kNotDiagonal} << shift : 0u) |
+            (h != e ? std::uint32_t{kNotE} << shift : 0u) |
+            (e != e_open ? std::uint32_t{kEExtends} << shift : 0u) |
+            (f != f_open ? std::uint32_t{kFExtends} << shift : 0u);
         word[r / kCellsPerWord] = r % kCellsPerWord == 0 ? bits : word[r / kCellsPerWord] | bits;
         diag = H[r];
         H[r] = h;
@@ -259,30 +270,42 @@ struct WalkBegin {
 };
 
 // reference_align's traceback from (i, j) of a non-empty pair, move for move.
-// Local alignments with score 0 have no columns: do not call it for them.
-SF_HOST_DEVICE WalkBegin trace_walk(bool local, int i, int j, const DirectionGrid& grid,
-                                    const std::uint8_t* query, const std::uint8_t* target,
-                                    RunSink& sink) {
+// It carries the value of the cell it is in (the H, E or F the state names),
+// from `score` at the end cell back: each move's value follows from the
+// next one's (a diagonal subtracts the substitution, an E or F step adds
+// the extend or open penalty back), so a local alignment stops exactly
+// where the reference's floor bit would be, at the first H of 0. `table`
+// is trace_fill's. Local alignments with score 0 have no columns: do not
+// call it for them.
+SF_HOST_DEVICE WalkBegin trace_walk(bool local, int i, int j, int score,
+                                    const DirectionGrid& grid, const std::uint8_t* query,
+                                    const std::uint8_t* target, const int* table,
+                                    GapPenalties gaps, RunSink& sink) {
   enum { in_h, in_e, in_f } state = in_h;
+  int value = score;
   while (i >= 0 && j >= 0) {
     const std::uint32_t bits = grid.nibble(i, j);
     if (state == in_h) {
-      const std::uint32_t from = bits & kTraceHMask;
-      if (from == kTraceFromFloor) break;
-      if (from == kTraceFromDiagonal) {
+      if (local && value == 0) break;
+      if (!(bits & kNotDiagonal)) {
         sink.push(query[i] == target[j] ? kOpMatch : kOpMismatch);
+        value -= table[query[i] * pairs::kTableStride + target[j]];
         --i;
         --j;
       } else {
-        state = from == kTraceFromE ? in_e : in_f;
+        state = bits & kNotE ? in_f : in_e;
       }
     } else if (state == in_e) {
       sink.push(kOpDelete);
-      if (!(bits & kTraceEExtends)) state = in_h;
+      const bool extends = (bits & kEExtends) != 0;
+      value += extends ? gaps.extend : gaps.open;
+      if (!extends) state = in_h;
       --j;
     } else {
       sink.push(kOpInsert);
-      if (!(bits & kTraceFExtends)) state = in_h;
+      const bool extends = (bits & kFExtends) != 0;
+      value += extends ? gaps.extend : gaps.open;
+      if (!extends) state = in_h;
       --i;
     }
   }
@@ -373,7 +396,8 @@ SF_HOST_DEVICE TracedPair trace_job_fill(const TraceJob& job, const TraceBuffers
   if (local && end.score == 0) return p;  // no columns, begin stays -1
   RunSink count;
   const WalkBegin begin =
-      trace_walk(local, end.query_end, end.target_end, grid, query, target, count);
+      trace_walk(local, end.query_end, end.target_end, end.score, grid, query, target, b.table,
+                 b.gaps, count);
   p.query_begin = begin.query_begin;
   p.target_begin = begin.target_begin;
   p.matches = count.matches;
@@ -393,8 +417,8 @@ SF_HOST_DEVICE void trace_job_write(bool local, const TraceJob& job, const Trace
   RunSink sink;
   sink.out = out;
   sink.total = p.run_count;
-  (void)trace_walk(local, p.query_end, p.target_end, job_grid(job, b), b.query_codes + job.query,
-                   b.target_codes + job.target, sink);
+  (void)trace_walk(local, p.query_end, p.target_end, p.score, job_grid(job, b),
+                   b.query_codes + job.query, b.target_codes + job.target, b.table, b.gaps, sink);
 }
 
 }  // namespace seqfuse::align::trace

@@ -110,6 +110,7 @@ DeviceTracer::DeviceTracer(std::span<const std::uint8_t> query_codes,
   query_codes_ = upload_bytes(query_codes.data(), query_codes.size(), stream_);
   target_codes_ = upload_bytes(target_codes.data(), target_codes.size(), stream_);
   stream_.synchronize();
+  seqfuse::trace("align traceback: sequences uploaded");
 }
 
 Status DeviceTracer::can_implement(const ScoreParams& params) {
