@@ -35,6 +35,8 @@ struct DeviceInfo {
 [[nodiscard]] std::vector<DeviceInfo> devices();
 // Makes `index` the current device of the calling thread.
 void use_device(int index);
+// The calling thread's current device (for handing it to a worker thread).
+[[nodiscard]] int current_device();
 // Free memory of the calling thread's current device, in bytes.
 [[nodiscard]] std::size_t free_device_memory();
 

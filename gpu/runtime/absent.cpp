@@ -21,6 +21,9 @@ std::vector<DeviceInfo> devices() {
 void use_device(int) {
   no_backend();
 }
+int current_device() {
+  no_backend();
+}
 std::size_t free_device_memory() {
   return 0;
 }

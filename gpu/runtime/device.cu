@@ -76,6 +76,12 @@ void use_device(int index) {
   GPU_CHECK(gpuSetDevice(index));
 }
 
+int current_device() {
+  int index = 0;
+  GPU_CHECK(gpuGetDevice(&index));
+  return index;
+}
+
 std::size_t free_device_memory() {
   std::size_t free_bytes = 0, total_bytes = 0;
   GPU_CHECK(gpuMemGetInfo(&free_bytes, &total_bytes));
