@@ -57,6 +57,8 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuDeviceGetAttribute hipDeviceGetAttribute
 #define gpuDevAttrComputeCapabilityMajor hipDeviceAttributeComputeCapabilityMajor
 #define gpuDevAttrWarpSize hipDeviceAttributeWarpSize
+#define gpuDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
 #else
 using gpuError_t = cudaError_t;
 using gpuStream_t = cudaStream_t;
@@ -99,6 +101,8 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuDeviceGetAttribute cudaDeviceGetAttribute
 #define gpuDevAttrComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
 #define gpuDevAttrWarpSize cudaDevAttrWarpSize
+#define gpuDevAttrMultiProcessorCount cudaDevAttrMultiProcessorCount
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #endif
 
 namespace seqfuse::gpu {
@@ -202,3 +206,19 @@ inline void check(gpuError_t err, const char* call, const char* file, int line) 
 #define GPU_CHECK(expr) ::seqfuse::gpu::check((expr), #expr, __FILE__, __LINE__)
 // After each kernel launch: catches bad launch configurations at once.
 #define GPU_CHECK_LAUNCH() GPU_CHECK(gpuGetLastError())
+
+namespace seqfuse::gpu {
+
+// Blocks of `kernel` (`threads` each, no dynamic shared memory) that the
+// current device runs at once: its multiprocessors times the blocks one
+// multiprocessor holds. At least 1.
+template <class Kernel>
+inline int resident_blocks(Kernel kernel, int threads) {
+  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
+  GPU_CHECK(gpuGetDevice(&device));
+  GPU_CHECK(gpuDeviceGetAttribute(&multiprocessors, gpuDevAttrMultiProcessorCount, device));
+  GPU_CHECK(gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, 0));
+  return multiprocessors * per_multiprocessor > 0 ? multiprocessors * per_multiprocessor : 1;
+}
+
+}  // namespace seqfuse::gpu

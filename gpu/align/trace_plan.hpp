@@ -107,8 +107,14 @@ inline void add_group(std::span<const PlanPair> pairs, std::span<const std::uint
 // more than `max_cells` cells are refused too: one GPU thread fills cells
 // several times slower than a CPU core, so a lone huge pair is faster on
 // the CPU (a warp per pair would change that).
+//
+// `max_pairs` caps a batch's pairs (the kernel's threads): the device
+// passes the threads it runs at once, since a batch of more pairs finishes
+// them in a second, partly empty wave of the same length.
 inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t budget_bytes,
-                                std::uint64_t max_cells = UINT64_MAX) {
+                                std::uint64_t max_cells = UINT64_MAX,
+                                std::size_t max_pairs = kMaxBatchPairs) {
+  max_pairs = std::clamp<std::size_t>(max_pairs, kTraceGroup, kMaxBatchPairs);
   TracePlan plan;
   std::vector<std::uint32_t> order;
   order.reserve(pairs.size());
@@ -134,7 +140,7 @@ inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t b
     const detail::GroupSize size = detail::group_size(pairs, group);
     const bool fits = batch.bytes() + size.bytes(group.size()) <= budget_bytes &&
                       batch.runs + size.runs <= kMaxBatchRuns &&
-                      batch.jobs.size() + group.size() <= kMaxBatchPairs;
+                      batch.jobs.size() + group.size() <= max_pairs;
     if (!fits) close_batch();
     detail::add_group(pairs, group, size, batch);
   };

@@ -119,6 +119,14 @@ Status DeviceTracer::can_implement(const ScoreParams& params) {
 
 Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair> pairs,
                            TraceOutput& out, std::uint64_t budget_bytes) {
+  TracePlan plan;
+  if (const Status s = this->plan(params, pairs, plan, budget_bytes); s != Status::kSuccess)
+    return s;
+  return run(params, plan, out);
+}
+
+Status DeviceTracer::plan(const ScoreParams& params, std::span<const TracePair> pairs,
+                          TracePlan& plan, std::uint64_t budget_bytes) const {
   if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   if (query_max_code_ >= params.alphabet_size || target_max_code_ >= params.alphabet_size)
     return Status::kInvalidArgument;
@@ -135,11 +143,23 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
     plan_pairs[k].n =
         static_cast<std::int32_t>(target_offsets_[p.target + 1] - target_offsets_[p.target]);
   }
-  const align::trace::TracePlan plan = align::trace::plan_traceback(
-      plan_pairs, budget_bytes ? budget_bytes : default_budget(), kMaxDeviceCells);
+  const std::size_t resident_threads =
+      static_cast<std::size_t>(resident_blocks(
+          params.local ? traceback_kernel<true> : traceback_kernel<false>, kThreads)) *
+      kThreads;
+  plan.plan = align::trace::plan_traceback(
+      plan_pairs, budget_bytes ? budget_bytes : default_budget(), kMaxDeviceCells, resident_threads);
+  plan.pair_count = pairs.size();
+  seqfuse::trace("align traceback: " + std::to_string(plan.plan.batches.size()) +
+                 " batches planned");
+  return Status::kSuccess;
+}
 
-  seqfuse::trace("align traceback: " + std::to_string(plan.batches.size()) + " batches planned");
-  out.pairs.assign(pairs.size(), TracedPair{});
+Status DeviceTracer::run(const ScoreParams& params, const TracePlan& traced_plan,
+                         TraceOutput& out) {
+  if (const Status s = can_implement(params); s != Status::kSuccess) return s;
+  const align::trace::TracePlan& plan = traced_plan.plan;
+  out.pairs.assign(traced_plan.pair_count, TracedPair{});
   out.runs.clear();
   out.refused = plan.refused;
   if (plan.batches.empty()) return Status::kSuccess;

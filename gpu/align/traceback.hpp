@@ -14,6 +14,7 @@
 #include "../status.hpp"
 #include "score_db.hpp"
 #include "trace_dp.hpp"
+#include "trace_plan.hpp"
 
 namespace seqfuse::gpu {
 
@@ -35,6 +36,12 @@ struct TraceOutput {
   std::vector<std::uint32_t> refused;
 };
 
+// Pairs cut into batches for one device (DeviceTracer::plan).
+struct TracePlan {
+  align::trace::TracePlan plan;
+  std::size_t pair_count = 0;  // the pairs it was made for
+};
+
 class DeviceTracer {
  public:
   // Uploads both sequence sets once (letter codes back to back; sequence k
@@ -53,6 +60,15 @@ class DeviceTracer {
   // the used part of the run buffer come back (no per-pair round trip).
   [[nodiscard]] Status trace(const ScoreParams& params, std::span<const TracePair> pairs,
                              TraceOutput& out, std::uint64_t budget_bytes = 0);
+
+  // trace() in two steps. plan() is host work only (it reads the device's
+  // free memory and occupancy), so it can run on another thread while the
+  // device is busy: batches then fit what is free when plan() runs, and
+  // run() needs at least that much free. run() takes a plan of this
+  // tracer's for `params`; out.pairs follows the planned pairs' order.
+  [[nodiscard]] Status plan(const ScoreParams& params, std::span<const TracePair> pairs,
+                            TracePlan& plan, std::uint64_t budget_bytes = 0) const;
+  [[nodiscard]] Status run(const ScoreParams& params, const TracePlan& plan, TraceOutput& out);
 
  private:
   std::vector<std::uint64_t> query_offsets_, target_offsets_;

@@ -1,7 +1,9 @@
 #include "align/gpu_traceback.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -59,7 +61,37 @@ struct GpuTracer::State {
   gpu::ScoreParams params;
   gpu::DeviceTracer tracer;
   gpu::TraceOutput output;
+  std::vector<gpu::TracePair> prepared_pairs;  // what `prepared` was planned for
+  gpu::TracePlan prepared;
 };
+
+namespace {
+
+std::vector<gpu::TracePair> trace_pairs(std::span<const PairIndex> pairs) {
+  std::vector<gpu::TracePair> list(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
+  return list;
+}
+
+bool same_pairs(std::span<const gpu::TracePair> a, std::span<const gpu::TracePair> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const gpu::TracePair& x, const gpu::TracePair& y) {
+                      return x.query == y.query && x.target == y.target;
+                    });
+}
+
+void require_success(gpu::Status status) {
+  if (status != gpu::Status::kSuccess)
+    throw Error(std::string("GPU traceback refused its input: ") + gpu::to_string(status));
+}
+
+}  // namespace
+
+void GpuTracer::prepare(std::span<const PairIndex> pairs) {
+  state_->prepared_pairs = trace_pairs(pairs);
+  require_success(state_->tracer.plan(state_->params, state_->prepared_pairs, state_->prepared,
+                                      budget_));
+}
 
 GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
                      const EncodedSequences& targets, std::uint64_t device_budget_bytes,
@@ -72,6 +104,8 @@ GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedS
                        gpu_score_params(scheme, mode),
                        gpu::DeviceTracer(queries.flat_codes(), queries.offsets(),
                                          targets.flat_codes(), targets.offsets()),
+                       {},
+                       {},
                        {}}),
       budget_(device_budget_bytes),
       threads_(threads) {}
@@ -82,12 +116,13 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   if (pairs.size() != out.size())
     throw std::invalid_argument("GpuTracer::align_pairs: pairs and out differ in size");
   Stopwatch clock;
-  std::vector<gpu::TracePair> list(pairs.size());
-  for (std::size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
+  const std::vector<gpu::TracePair> list = trace_pairs(pairs);
   gpu::TraceOutput& o = state_->output;
-  const gpu::Status status = state_->tracer.trace(state_->params, list, o, budget_);
-  if (status != gpu::Status::kSuccess)
-    throw Error(std::string("GPU traceback refused its input: ") + gpu::to_string(status));
+  if (!same_pairs(list, state_->prepared_pairs))
+    require_success(state_->tracer.plan(state_->params, list, state_->prepared, budget_));
+  require_success(state_->tracer.run(state_->params, state_->prepared, o));
+  state_->prepared_pairs.clear();
+  state_->prepared = {};
   device_seconds_ += clock.seconds();
   seqfuse::trace("align traceback: " + std::to_string(pairs.size()) + " pairs traced on the device");
   // Every pair but the refused ones decodes its runs; the refused ones (too
@@ -120,6 +155,7 @@ GpuTracer::GpuTracer(const ScoringScheme&, AlignMode, const EncodedSequences&,
 }
 GpuTracer::~GpuTracer() = default;
 void GpuTracer::align_pairs(std::span<const PairIndex>, std::span<AlignResult>) {}
+void GpuTracer::prepare(std::span<const PairIndex>) {}
 
 #endif
 

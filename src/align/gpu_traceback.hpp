@@ -39,6 +39,11 @@ class GpuTracer {
   // CPU by the scalar reference (same results, slower).
   void align_pairs(std::span<const PairIndex> pairs, std::span<AlignResult> out);
 
+  // Plans `pairs` ahead: host work that may overlap other device work, for
+  // the next align_pairs() call with the same list (any other list is
+  // planned afresh).
+  void prepare(std::span<const PairIndex> pairs);
+
   [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }
   // Pairs the device refused and the CPU traced, over all calls.
   [[nodiscard]] std::uint64_t cpu_pairs() const noexcept { return cpu_pairs_; }

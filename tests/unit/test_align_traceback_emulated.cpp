@@ -253,6 +253,24 @@ TEST_CASE("the traceback planner refuses pairs over the cell limit", "[align][tr
               .cigar);
 }
 
+TEST_CASE("the traceback planner caps the pairs of a batch", "[align][traceback]") {
+  std::vector<trace::PlanPair> pairs;
+  for (int k = 0; k < 300; ++k) pairs.push_back({0, 0, 10 + k % 7, 20 + k % 5});
+  for (const std::size_t cap : {std::size_t{1}, std::size_t{64}, std::size_t{100}}) {
+    const trace::TracePlan plan = trace::plan_traceback(pairs, std::uint64_t{1} << 30, UINT64_MAX, cap);
+    // Whole groups: a cap below one group still takes one group per batch.
+    const std::size_t most = std::max<std::size_t>(cap / trace::kTraceGroup, 1) * trace::kTraceGroup;
+    std::size_t planned = 0;
+    for (const trace::TraceBatch& batch : plan.batches) {
+      CHECK(batch.jobs.size() <= std::max(cap, std::size_t{trace::kTraceGroup}));
+      CHECK(batch.jobs.size() <= most);
+      planned += batch.jobs.size();
+    }
+    CHECK(planned == pairs.size());
+    CHECK(plan.batches.size() == (pairs.size() + most - 1) / most);
+  }
+}
+
 TEST_CASE("traced_result merges runs split at the run length limit", "[align][traceback]") {
   trace::TracedPair p;
   p.run_count = 3;
