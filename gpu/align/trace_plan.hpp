@@ -108,13 +108,14 @@ inline void add_group(std::span<const PlanPair> pairs, std::span<const std::uint
 // several times slower than a CPU core, so a lone huge pair is faster on
 // the CPU (a warp per pair would change that).
 //
-// `max_pairs` caps a batch's pairs (the kernel's threads): the device
-// passes the threads it runs at once, since a batch of more pairs finishes
-// them in a second, partly empty wave of the same length.
+// `wave_pairs` is the threads the device runs at once (0: no such limit). A
+// batch's pairs are the kernel's threads, each running one pair start to
+// end, so a batch of 1.4 waves takes as long as 2: batches are cut to whole
+// waves, as many as the budget holds of the largest pair (pairs come
+// longest first), at least one.
 inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t budget_bytes,
                                 std::uint64_t max_cells = UINT64_MAX,
-                                std::size_t max_pairs = kMaxBatchPairs) {
-  max_pairs = std::clamp<std::size_t>(max_pairs, kTraceGroup, kMaxBatchPairs);
+                                std::size_t wave_pairs = 0) {
   TracePlan plan;
   std::vector<std::uint32_t> order;
   order.reserve(pairs.size());
@@ -130,6 +131,15 @@ inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t b
     if (pairs[a].m != pairs[b].m) return pairs[a].m > pairs[b].m;
     return pairs[a].n > pairs[b].n;
   });
+
+  std::size_t max_pairs = kMaxBatchPairs;
+  if (wave_pairs > 0 && !order.empty()) {
+    const std::uint32_t largest[1] = {order.front()};
+    const std::uint64_t fit = budget_bytes / detail::group_size(pairs, largest).bytes(1);
+    const std::uint64_t waves = std::max<std::uint64_t>(fit / wave_pairs, 1);
+    max_pairs = static_cast<std::size_t>(std::min<std::uint64_t>(waves * wave_pairs, kMaxBatchPairs));
+  }
+  max_pairs = std::max<std::size_t>(max_pairs, kTraceGroup);
 
   TraceBatch batch;
   const auto close_batch = [&] {

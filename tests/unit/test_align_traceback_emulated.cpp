@@ -253,21 +253,31 @@ TEST_CASE("the traceback planner refuses pairs over the cell limit", "[align][tr
               .cigar);
 }
 
-TEST_CASE("the traceback planner caps the pairs of a batch", "[align][traceback]") {
+TEST_CASE("the traceback planner cuts batches to whole waves", "[align][traceback]") {
   std::vector<trace::PlanPair> pairs;
-  for (int k = 0; k < 300; ++k) pairs.push_back({0, 0, 10 + k % 7, 20 + k % 5});
-  for (const std::size_t cap : {std::size_t{1}, std::size_t{64}, std::size_t{100}}) {
-    const trace::TracePlan plan = trace::plan_traceback(pairs, std::uint64_t{1} << 30, UINT64_MAX, cap);
-    // Whole groups: a cap below one group still takes one group per batch.
-    const std::size_t most = std::max<std::size_t>(cap / trace::kTraceGroup, 1) * trace::kTraceGroup;
-    std::size_t planned = 0;
-    for (const trace::TraceBatch& batch : plan.batches) {
-      CHECK(batch.jobs.size() <= std::max(cap, std::size_t{trace::kTraceGroup}));
-      CHECK(batch.jobs.size() <= most);
-      planned += batch.jobs.size();
+  for (int k = 0; k < 1000; ++k) pairs.push_back({0, 0, 10 + k % 7, 20 + k % 5});
+  // Budgets of `fit` times the largest pair's bytes.
+  std::uint64_t pair_bytes = 0;
+  for (std::uint32_t k = 0; k < pairs.size(); ++k) {
+    const std::uint32_t one[1] = {k};
+    pair_bytes = std::max(pair_bytes, trace::detail::group_size(pairs, one).bytes(1));
+  }
+  for (const std::size_t fit : {std::size_t{10}, std::size_t{100}, std::size_t{250}}) {
+    for (const std::size_t wave : {std::size_t{32}, std::size_t{64}, std::size_t{96}}) {
+      INFO("fit " << fit << ", wave " << wave);
+      const trace::TracePlan plan =
+          trace::plan_traceback(pairs, fit * pair_bytes, UINT64_MAX, wave);
+      const std::size_t waves = std::max<std::size_t>(fit / wave, 1);
+      std::size_t planned = 0;
+      for (std::size_t b = 0; b < plan.batches.size(); ++b) {
+        const std::size_t n = plan.batches[b].jobs.size();
+        // Whole waves, except where the budget or the last pairs end a batch.
+        if (b + 1 < plan.batches.size() && fit >= wave) CHECK(n == waves * wave);
+        CHECK(n <= std::max(waves * wave, fit));
+        planned += n;
+      }
+      CHECK(planned == pairs.size());
     }
-    CHECK(planned == pairs.size());
-    CHECK(plan.batches.size() == (pairs.size() + most - 1) / most);
   }
 }
 
