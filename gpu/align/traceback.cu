@@ -126,7 +126,7 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
 }
 
 Status DeviceTracer::plan(const ScoreParams& params, std::span<const TracePair> pairs,
-                          TracePlan& plan, std::uint64_t budget_bytes) const {
+                          TracePlan& plan, std::uint64_t budget_bytes, unsigned threads) const {
   if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   if (query_max_code_ >= params.alphabet_size || target_max_code_ >= params.alphabet_size)
     return Status::kInvalidArgument;
@@ -147,8 +147,9 @@ Status DeviceTracer::plan(const ScoreParams& params, std::span<const TracePair> 
       static_cast<std::size_t>(resident_blocks(
           params.local ? traceback_kernel<true> : traceback_kernel<false>, kThreads)) *
       kThreads;
-  plan.plan = align::trace::plan_traceback(
-      plan_pairs, budget_bytes ? budget_bytes : default_budget(), kMaxDeviceCells, resident_threads);
+  plan.plan = align::trace::plan_traceback(plan_pairs,
+                                           budget_bytes ? budget_bytes : default_budget(),
+                                           kMaxDeviceCells, resident_threads, threads);
   plan.pair_count = pairs.size();
   seqfuse::trace("align traceback: " + std::to_string(plan.plan.batches.size()) +
                  " batches planned");

@@ -66,8 +66,10 @@ class DeviceTracer {
   // device is busy: batches then fit what is free when plan() runs, and
   // run() needs at least that much free. run() takes a plan of this
   // tracer's for `params`; out.pairs follows the planned pairs' order.
+  // `threads` host threads sort the pairs.
   [[nodiscard]] Status plan(const ScoreParams& params, std::span<const TracePair> pairs,
-                            TracePlan& plan, std::uint64_t budget_bytes = 0) const;
+                            TracePlan& plan, std::uint64_t budget_bytes = 0,
+                            unsigned threads = 1) const;
   [[nodiscard]] Status run(const ScoreParams& params, const TracePlan& plan, TraceOutput& out);
 
  private:
