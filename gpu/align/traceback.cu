@@ -25,11 +25,10 @@ using align::trace::TracedPair;
 using align::trace::TraceJob;
 
 constexpr int kThreads = 128;
-// Blocks per multiprocessor the register budget must allow. With 32-row
-// chunks the kernel took 167 registers, 3 blocks, and had no eligible warp
-// 80 % of the time (ncu, run 16i); 16-row chunks at 5 blocks (96 registers)
-// moved the tracing time only 2 % (run 16j): its ~50 instructions per cell
-// are the cost (bench/results/align-gpu-notes.md, session 8).
+// Blocks per multiprocessor the register budget must allow: 5 (96
+// registers) with 16-row chunks. The fill runs ~28 instructions per cell
+// and a full wave of batches keeps the issue slots ~60 % busy (ncu, run
+// 17d; bench/results/align-gpu-notes.md, session 9).
 #ifndef SEQFUSE_TRACE_MIN_BLOCKS
 #define SEQFUSE_TRACE_MIN_BLOCKS 5
 #endif
@@ -86,9 +85,9 @@ std::uint8_t max_code(std::span<const std::uint8_t> codes) {
 // Scratch per batch when the caller names no budget: three quarters of what
 // is free once the sequences are uploaded. A batch's pairs are its threads,
 // and each holds its whole direction grid (1,000 x 1,000 bp: 0.5 MB), so the
-// budget sets the occupancy: with 16 GiB (the cap until session 9) an H100
-// ran 2 of its 5 possible blocks per multiprocessor (ncu: 1.2 active warps
-// per scheduler, issue slots 34 % busy).
+// budget bounds the occupancy: under the 16 GiB cap of session 8 an H100
+// ran 2 of its 5 possible blocks per multiprocessor. plan() then cuts the
+// batches to whole waves.
 std::uint64_t default_budget() {
   return std::max<std::uint64_t>(free_device_memory() / 4 * 3, std::uint64_t{64} << 20);
 }
