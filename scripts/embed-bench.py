@@ -52,6 +52,7 @@ MODELS = {
     "35M": ("esm2_t12_35M_UR50D", 12, 480, 20, 1920),
     "150M": ("esm2_t30_150M_UR50D", 30, 640, 20, 2560),
     "650M": ("esm2_t33_650M_UR50D", 33, 1280, 20, 5120),
+    "3B": ("esm2_t36_3B_UR50D", 36, 2560, 40, 10240),
 }
 
 START = time.monotonic()
@@ -393,7 +394,7 @@ def render_page(meta, model_results):
             out += [f"Not measured: {m['error']}", ""]
             continue
         out += ["| config | time s | seq/s | tokens/s | forward s | forward seq/s | peak MiB | "
-                "worst cosine vs HF fp32 |",
+                f"worst cosine vs {m.get('reference') or 'HF fp32'} |",
                 "|---|---:|---:|---:|---:|---:|---:|---:|"]
         n, tokens = m["sequences"], m["tokens"]
         for r in m["rows"]:
@@ -406,7 +407,8 @@ def render_page(meta, model_results):
                        f"{fmt_num(r.rate(tokens))} | {fmt_num(fwd, 3)} | "
                        f"{fmt_num(n / fwd if fwd else None)} | {fmt_num(r.peak_mib)} | "
                        f"{fmt_cos(r.worst_cos)} |")
-        hf_ref = m["rows"][0] if m["rows"] and m["rows"][0].side == "hf" else None
+        first = m["rows"][0] if m["rows"] else None
+        hf_ref = first if first and first.side == "hf" and first.dtype == "fp32" else None
         hf_ref = hf_ref if hf_ref and hf_ref.seconds and not hf_ref.error else None
         hf_best = best_row(m["rows"], lambda r: r.side == "hf")
         sf_fp32 = best_row(m["rows"], lambda r: r.side == "seqfuse" and r.dtype == "fp32")
@@ -639,18 +641,23 @@ def attn_in_use(model):
 
 
 def bench_hf(hf, args, folder, proteins, hidden):
-    """The HF rows; the first is the fp32 reference, returned with its means."""
+    """The HF rows, the reference's means and its label. The first row is the
+    fp32 reference; with --no-hf-fp32 (3B: its fp32 pass alone would take
+    minutes) the first bf16 configuration that runs is the reference."""
     torch = hf[0]
     rows = []
     order = list(range(len(proteins)))
     by_length = sorted(order, key=lambda i: -proteins.lengths[i])
-    model = load_hf(hf, folder, "eager", torch.float32)
-    ref_row, reference = hf_config(
-        hf, model, proteins, padded_batches(proteins.lengths, order, args.hf_tokens), hidden,
-        f"HF fp32 eager, unsorted, {args.hf_tokens}-token batches (reference)", "fp32")
-    ref_row.note += f"; attention in use: {attn_in_use(model)}"
-    ref_row.worst_cos = 1.0
-    rows.append(ref_row)
+    reference, reference_label = None, None
+    if args.hf_fp32:
+        model = load_hf(hf, folder, "eager", torch.float32)
+        ref_row, reference = hf_config(
+            hf, model, proteins, padded_batches(proteins.lengths, order, args.hf_tokens), hidden,
+            f"HF fp32 eager, unsorted, {args.hf_tokens}-token batches (reference)", "fp32")
+        ref_row.note += f"; attention in use: {attn_in_use(model)}"
+        ref_row.worst_cos = 1.0
+        rows.append(ref_row)
+        reference_label = "HF fp32"
     for attn in args.hf_attn:
         model = None
         torch.cuda.empty_cache()
@@ -668,6 +675,8 @@ def bench_hf(hf, args, folder, proteins, hidden):
                 row, means = hf_config(hf, model, proteins,
                                        padded_batches(proteins.lengths, by_length, budget),
                                        hidden, label, "bf16")
+                if reference is None:
+                    reference, reference_label = means, label
                 row.worst_cos = worst_cosine(torch, reference, means)
                 row.note += f"; attention in use: {attn_in_use(model)}"
             except torch.cuda.OutOfMemoryError:
@@ -678,7 +687,7 @@ def bench_hf(hf, args, folder, proteins, hidden):
             rows.append(row)
     model = None
     torch.cuda.empty_cache()
-    return rows, reference
+    return rows, reference, reference_label
 
 
 def bench_model(name, args, hf, proteins, fasta, monitor):
@@ -698,7 +707,7 @@ def bench_model(name, args, hf, proteins, fasta, monitor):
         log(f"{name}: {params / 1e6:.1f} M parameters saved")
     if hf:
         log(f"{name}: HF runs")
-        hf_rows, reference = bench_hf(hf, args, folder, proteins, hidden)
+        hf_rows, reference, result["reference"] = bench_hf(hf, args, folder, proteins, hidden)
         result["rows"] += hf_rows
     else:
         result["rows"].append(Row("hf", "HF (not run: dry run)", "fp32"))
@@ -743,7 +752,7 @@ def parse_args(argv):
     p.add_argument("--seqfuse", required=True, help="the seqfuse program")
     p.add_argument("--proteins", required=True, help="protein FASTA (gzip ok)")
     p.add_argument("--count", type=int, default=2000, help="first N records (default 2000)")
-    p.add_argument("--models", default="8M,35M", help="of 8M,35M,150M,650M (default 8M,35M)")
+    p.add_argument("--models", default="8M,35M", help="of 8M,35M,150M,650M,3B (default 8M,35M)")
     p.add_argument("--out", help="write the markdown page here too")
     p.add_argument("--work", help="work folder (default: a temporary one, removed)")
     p.add_argument("--max-length", type=int, default=1022, help="residues kept (default 1022)")
@@ -760,6 +769,9 @@ def parse_args(argv):
     p.add_argument("--hf-sorted-tokens", default="4096,16384",
                    help="padded tokens per HF bf16 sorted batch, each tried")
     p.add_argument("--hf-attn", default="sdpa,eager", help="HF bf16 attention kinds tried")
+    p.add_argument("--no-hf-fp32", dest="hf_fp32", action="store_false",
+                   help="skip HF's fp32 reference pass; cosines are then against the first "
+                        "HF bf16 configuration")
     p.add_argument("--seqfuse-device", default="gpu", help="seqfuse --device (default gpu)")
     p.add_argument("--seqfuse-timeout", type=int, default=300)
     p.add_argument("--model-dir", help="with --dry-run: run seqfuse on this checkpoint "
