@@ -147,27 +147,30 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   AlignStats stats;
   // With --traceback the tracer uploads its copy of the sequences and plans
   // its batches on a thread of its own while the score kernel runs (1 M
-  // pairs of 1,000 bp: 0.55 s and 0.4 s, run 17f). jthread: joined on every
-  // way out of this scope.
+  // pairs of 1,000 bp: 0.55 s and 0.4 s, run 17f), when the sequences take
+  // a small share of the device: the scorer sizes its batches by what is
+  // free when it starts. jthread: joined on every way out of this scope.
   std::unique_ptr<GpuTracer> tracer;
   std::vector<PairIndex> pairs;
   std::exception_ptr tracer_error;
+  const auto build_tracer = [&, device = job.traceback ? gpu::current_device() : 0] {
+    try {
+      gpu::use_device(device);
+      tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
+                                           /*device_budget_bytes=*/0, job.threads);
+      pairs.resize(q.size());
+      for (std::size_t k = 0; k < pairs.size(); ++k)
+        pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
+      tracer->prepare(pairs);
+    } catch (...) {
+      tracer_error = std::current_exception();
+    }
+  };
+  const bool trace_beside =
+      job.traceback && queries.flat_codes().size() + targets.flat_codes().size() <=
+                           gpu::free_device_memory() / 4;
   std::jthread tracer_builder;
-  if (job.traceback) {
-    tracer_builder = std::jthread([&, device = gpu::current_device()] {
-      try {
-        gpu::use_device(device);
-        tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
-                                             /*device_budget_bytes=*/0, job.threads);
-        pairs.resize(q.size());
-        for (std::size_t k = 0; k < pairs.size(); ++k)
-          pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
-        tracer->prepare(pairs);
-      } catch (...) {
-        tracer_error = std::current_exception();
-      }
-    });
-  }
+  if (trace_beside) tracer_builder = std::jthread(build_tracer);
   std::vector<AlignResult> scores;
   {  // the scorer's device memory is returned before the tracer sizes its batches
     GpuPairScorer scorer(scheme, job.mode, /*device_budget_bytes=*/0, job.threads);
@@ -176,7 +179,10 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   }
   seqfuse::trace("align: pairs scored");
   if (job.traceback) {
-    tracer_builder.join();
+    if (trace_beside)
+      tracer_builder.join();
+    else
+      build_tracer();
     if (tracer_error) std::rethrow_exception(tracer_error);
     if (pairs.size() != scores.size()) throw Error("internal: traced and scored pairs differ");
     std::vector<AlignResult> traced(scores.size());
