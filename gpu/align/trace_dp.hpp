@@ -21,7 +21,6 @@
 #include "dp_cell.hpp"
 #include "pair_dp.hpp"
 
-
 namespace seqfuse::align::trace {
 
 // Query rows per register chunk; a multiple of kCellsPerWord.
@@ -194,11 +193,10 @@ SF_HOST_DEVICE FillEnd trace_fill(const std::uint8_t* query, int m, const std::u
         const int match = diag + *reinterpret_cast<const int*>(column + q[r]);
         const int h = kLocal ? MaxPlus::max3_relu(match, e, f) : MaxPlus::max3(match, e, f);
         const int shift = 4 * (r % kCellsPerWord);
-        const std::uint32_t bits =
-            (h != match ? std::uint32_t{kNotDiagonal} << shift : 0u) |
-            (h != e ? std::uint32_t{kNotE} << shift : 0u) |
-            (e != e_open ? std::uint32_t{kEExtends} << shift : 0u) |
-            (f != f_open ? std::uint32_t{kFExtends} << shift : 0u);
+        const std::uint32_t bits = (h != match ? std::uint32_t{kNotDiagonal} << shift : 0u) |
+                                   (h != e ? std::uint32_t{kNotE} << shift : 0u) |
+                                   (e != e_open ? std::uint32_t{kEExtends} << shift : 0u) |
+                                   (f != f_open ? std::uint32_t{kFExtends} << shift : 0u);
         word[r / kCellsPerWord] = r % kCellsPerWord == 0 ? bits : word[r / kCellsPerWord] | bits;
         diag = H[r];
         H[r] = h;
@@ -277,10 +275,9 @@ struct WalkBegin {
 // where the reference's floor bit would be, at the first H of 0. `table`
 // is trace_fill's. Local alignments with score 0 have no columns: do not
 // call it for them.
-SF_HOST_DEVICE WalkBegin trace_walk(bool local, int i, int j, int score,
-                                    const DirectionGrid& grid, const std::uint8_t* query,
-                                    const std::uint8_t* target, const int* table,
-                                    GapPenalties gaps, RunSink& sink) {
+SF_HOST_DEVICE WalkBegin trace_walk(bool local, int i, int j, int score, const DirectionGrid& grid,
+                                    const std::uint8_t* query, const std::uint8_t* target,
+                                    const int* table, GapPenalties gaps, RunSink& sink) {
   enum { in_h, in_e, in_f } state = in_h;
   int value = score;
   while (i >= 0 && j >= 0) {
@@ -395,9 +392,8 @@ SF_HOST_DEVICE TracedPair trace_job_fill(const TraceJob& job, const TraceBuffers
   p.target_end = end.target_end;
   if (local && end.score == 0) return p;  // no columns, begin stays -1
   RunSink count;
-  const WalkBegin begin =
-      trace_walk(local, end.query_end, end.target_end, end.score, grid, query, target, b.table,
-                 b.gaps, count);
+  const WalkBegin begin = trace_walk(local, end.query_end, end.target_end, end.score, grid, query,
+                                     target, b.table, b.gaps, count);
   p.query_begin = begin.query_begin;
   p.target_begin = begin.target_begin;
   p.matches = count.matches;

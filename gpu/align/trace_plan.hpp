@@ -118,8 +118,8 @@ inline void add_group(std::span<const PlanPair> pairs, std::span<const std::uint
 // The sort runs on `threads` threads (10 M pairs: 1.4 s on one core of the
 // development machine, by an indirect stable sort).
 inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t budget_bytes,
-                                std::uint64_t max_cells = UINT64_MAX,
-                                std::size_t wave_pairs = 0, unsigned threads = 1) {
+                                std::uint64_t max_cells = UINT64_MAX, std::size_t wave_pairs = 0,
+                                unsigned threads = 1) {
   TracePlan plan;
   // One key per pair: longer queries first, then longer targets, then input
   // order (complemented lengths sort ascending).
@@ -143,7 +143,8 @@ inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t b
     const std::uint32_t largest[1] = {order.front()};
     const std::uint64_t fit = budget_bytes / detail::group_size(pairs, largest).bytes(1);
     const std::uint64_t waves = std::max<std::uint64_t>(fit / wave_pairs, 1);
-    max_pairs = static_cast<std::size_t>(std::min<std::uint64_t>(waves * wave_pairs, kMaxBatchPairs));
+    max_pairs =
+        static_cast<std::size_t>(std::min<std::uint64_t>(waves * wave_pairs, kMaxBatchPairs));
   }
   max_pairs = std::max<std::size_t>(max_pairs, kTraceGroup);
 

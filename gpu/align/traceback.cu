@@ -146,9 +146,9 @@ Status DeviceTracer::plan(const ScoreParams& params, std::span<const TracePair> 
       static_cast<std::size_t>(resident_blocks(
           params.local ? traceback_kernel<true> : traceback_kernel<false>, kThreads)) *
       kThreads;
-  plan.plan = align::trace::plan_traceback(plan_pairs,
-                                           budget_bytes ? budget_bytes : default_budget(),
-                                           kMaxDeviceCells, resident_threads, threads);
+  plan.plan =
+      align::trace::plan_traceback(plan_pairs, budget_bytes ? budget_bytes : default_budget(),
+                                   kMaxDeviceCells, resident_threads, threads);
   plan.pair_count = pairs.size();
   seqfuse::trace("align traceback: " + std::to_string(plan.plan.batches.size()) +
                  " batches planned");
@@ -184,12 +184,9 @@ Status DeviceTracer::run(const ScoreParams& params, const TracePlan& traced_plan
   DeviceBuffer runs = scratch_pool_.acquire(most_runs * sizeof(std::uint32_t));
   DeviceBuffer traced = scratch_pool_.acquire(most_pairs * sizeof(TracedPair));
   DeviceBuffer fill = scratch_pool_.acquire(sizeof(unsigned long long));
-  const TraceBuffers buffers{query_codes_.as<std::uint8_t>(),
-                             target_codes_.as<std::uint8_t>(),
-                             table_device.as<int>(),
-                             gaps,
-                             words.as<std::uint32_t>(),
-                             edges.as<align::trace::EdgeCell>()};
+  const TraceBuffers buffers{query_codes_.as<std::uint8_t>(), target_codes_.as<std::uint8_t>(),
+                             table_device.as<int>(),          gaps,
+                             words.as<std::uint32_t>(),       edges.as<align::trace::EdgeCell>()};
   std::vector<TracedPair> results;
   for (const align::trace::TraceBatch& batch : plan.batches) {
     const std::size_t count = batch.jobs.size();

@@ -167,8 +167,8 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
     }
   };
   const bool trace_beside =
-      job.traceback && queries.flat_codes().size() + targets.flat_codes().size() <=
-                           gpu::free_device_memory() / 4;
+      job.traceback &&
+      queries.flat_codes().size() + targets.flat_codes().size() <= gpu::free_device_memory() / 4;
   std::jthread tracer_builder;
   if (trace_beside) tracer_builder = std::jthread(build_tracer);
   std::vector<AlignResult> scores;
@@ -210,8 +210,9 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   AlignStats stats;
   GpuScorer scorer(scheme, job.mode, targets);
   std::unique_ptr<GpuTracer> tracer;
-  if (job.traceback) tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
-                                                          /*device_budget_bytes=*/0, job.threads);
+  if (job.traceback)
+    tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
+                                         /*device_budget_bytes=*/0, job.threads);
   std::vector<gpu::PairScore> scores;
 
   const std::size_t chunk =

@@ -119,13 +119,13 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   const std::vector<gpu::TracePair> list = trace_pairs(pairs);
   gpu::TraceOutput& o = state_->output;
   if (!same_pairs(list, state_->prepared_pairs))
-    require_success(
-        state_->tracer.plan(state_->params, list, state_->prepared, budget_, threads_));
+    require_success(state_->tracer.plan(state_->params, list, state_->prepared, budget_, threads_));
   require_success(state_->tracer.run(state_->params, state_->prepared, o));
   state_->prepared_pairs.clear();
   state_->prepared = {};
   device_seconds_ += clock.seconds();
-  seqfuse::trace("align traceback: " + std::to_string(pairs.size()) + " pairs traced on the device");
+  seqfuse::trace("align traceback: " + std::to_string(pairs.size()) +
+                 " pairs traced on the device");
   // Every pair but the refused ones decodes its runs; the refused ones (too
   // large for the device) go to the scalar reference. Both on threads (1 M
   // pairs of 1,000 bp: 0.07 s on 16, run 17j).
@@ -136,8 +136,7 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
       if (refused[k] == 0) {
         out[k] = traced_result(o.pairs[k], o.runs);
       } else {
-        out[k] = reference_align(state_->mode, *state_->scheme,
-                                 (*state_->queries)[pairs[k].query],
+        out[k] = reference_align(state_->mode, *state_->scheme, (*state_->queries)[pairs[k].query],
                                  (*state_->targets)[pairs[k].target]);
       }
     }

@@ -95,8 +95,7 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const PairSet& set
     std::vector<trace::TracedPair> traced(batch.jobs.size());
     const trace::TraceBuffers buffers{set.query_codes.data(), set.target_codes.data(),
                                       table.data(),           scheme.gaps(),
-                                      words.data(),
-                                      edges.data()};
+                                      words.data(),           edges.data()};
     require_disjoint_footprints(batch);
     // Threads run at once on the device: every fill first, then every
     // write, each in its own order, so a pair whose words another pair
