@@ -1,10 +1,12 @@
 #include "align/align_job.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <numeric>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "align/gpu_pair_scores.hpp"
 #include "align/gpu_scores.hpp"
 #include "align/gpu_traceback.hpp"
+#include "align/top_hits.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/report.hpp"
@@ -32,24 +35,6 @@ std::uint64_t cells_of(std::span<const Codes> queries, std::span<const Codes> ta
   for (const Codes& c : queries) q += c.size();
   for (const Codes& c : targets) t += c.size();
   return q * t;
-}
-
-// The `top` best of row[begin, end) (all when top is 0): decreasing score,
-// ties in target order, the order CpuEngine::search keeps.
-void select_top(std::span<const gpu::PairScore> row, std::size_t begin, std::size_t top,
-                std::vector<std::uint32_t>& picked) {
-  picked.resize(row.size() - std::min(begin, row.size()));
-  std::iota(picked.begin(), picked.end(), static_cast<std::uint32_t>(begin));
-  const auto better = [&](std::uint32_t a, std::uint32_t b) {
-    return row[a].score != row[b].score ? row[a].score > row[b].score : a < b;
-  };
-  if (top != 0 && picked.size() > top) {
-    std::partial_sort(picked.begin(), picked.begin() + static_cast<std::ptrdiff_t>(top),
-                      picked.end(), better);
-    picked.resize(top);
-  } else {
-    std::sort(picked.begin(), picked.end(), better);
-  }
 }
 
 // Pairs' results as hits of pair k with k, handed over in slices: results
@@ -200,13 +185,13 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   return stats;
 }
 
-// Search and all-against-all on the GPU: targets uploaded once, queries
-// scored in chunks, the top hits of each query kept (and traced with
-// --traceback, on the GPU, checked against the scores).
-AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
-                             const EncodedSequences& queries, const EncodedSequences& targets,
-                             std::span<const Codes> q, std::span<const Codes> t,
-                             const EmitHits& emit) {
+// Search and all-against-all on the GPU, the target set resident: targets
+// uploaded once, queries scored in chunks, the top hits of each query kept
+// (and traced with --traceback, on the GPU, checked against the scores).
+AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
+                                      const EncodedSequences& queries,
+                                      const EncodedSequences& targets, std::span<const Codes> q,
+                                      std::span<const Codes> t, const EmitHits& emit) {
   AlignStats stats;
   GpuScorer scorer(scheme, job.mode, targets);
   std::unique_ptr<GpuTracer> tracer;
@@ -258,6 +243,144 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   }
   stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
   return stats;
+}
+
+// Residues of targets one part of a GPU search holds. A resident residue
+// takes 1 byte of device memory and each query in flight 4 bytes of edges
+// per residue (score_db16.cu). The whole set stays resident when it fits in
+// 3/4 of free memory with two queries in flight (and with --traceback the
+// tracer's copy of it); otherwise parts are sized so that two are resident
+// at once, one scored while the next is uploaded.
+std::uint64_t part_residues(const AlignJob& job, std::uint64_t residues) {
+  if (job.gpu_part_residues != 0) return job.gpu_part_residues;
+  if (const char* forced = std::getenv("SEQFUSE_ALIGN_PART_RESIDUES"))
+    return std::max<std::uint64_t>(1, std::strtoull(forced, nullptr, 10));
+  constexpr std::uint64_t kEdgeBytes = 4 * 2;  // per residue, two queries in flight
+  const std::uint64_t budget = gpu::free_device_memory() / 4 * 3;
+  if (residues * (1 + kEdgeBytes + (job.traceback ? 1 : 0)) <= budget) return residues;
+  return budget / (2 + kEdgeBytes);
+}
+
+// The kept hits of queries [first, first + count) in output order, as
+// AlignHits; traced on the GPU with --traceback. `tracer` holds the queries
+// and `kept_targets` (sorted): the targets some hit kept, so that a set too
+// large for the device need not be uploaded again to trace a few of them.
+void emit_kept(const AlignJob& job, std::span<const std::vector<ScoredTarget>> kept,
+               std::size_t first, std::span<const std::uint32_t> kept_targets, GpuTracer* tracer,
+               std::vector<AlignHit>& hits, const EmitHits& emit) {
+  hits.clear();
+  std::vector<PairIndex> pairs;
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    for (const ScoredTarget& hit : kept[i]) {
+      hits.push_back({static_cast<std::uint32_t>(first + i), hit.target, to_result(hit.score)});
+      const auto local = std::lower_bound(kept_targets.begin(), kept_targets.end(), hit.target);
+      pairs.push_back({static_cast<std::uint32_t>(first + i),
+                       static_cast<std::uint32_t>(local - kept_targets.begin())});
+    }
+  if (tracer != nullptr) {
+    std::vector<AlignResult> traced(pairs.size());
+    tracer->align_pairs(pairs, traced);
+    std::size_t k = 0;
+    for (const auto& row : kept)
+      for (const ScoredTarget& hit : row) {
+        hits[k].result = checked_against_score(std::move(traced[k]), hit.score);
+        ++k;
+      }
+  }
+  emit(hits);
+  if (job.progress) job.progress(first + kept.size());
+}
+
+// Search and all-against-all on the GPU with a target set in parts, one
+// resident at a time beside the next one's upload: every query is scored
+// against a part, its best hits merged with those of the parts before
+// (merge_top keeps CpuEngine::search's order), and the hits are written
+// once the last part is done.
+AlignStats run_streamed_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
+                                      const EncodedSequences& queries,
+                                      const EncodedSequences& targets, std::span<const Codes> q,
+                                      std::span<const Codes> t, std::span<const TargetRange> parts,
+                                      const EmitHits& emit) {
+  AlignStats stats;
+  std::vector<std::vector<ScoredTarget>> kept(q.size());
+  std::unique_ptr<GpuScorer> next;
+  std::exception_ptr build_error;
+  const auto build = [&, device = gpu::current_device()](TargetRange part) {
+    try {
+      gpu::use_device(device);
+      next = std::make_unique<GpuScorer>(scheme, job.mode, targets, part);
+    } catch (...) {
+      build_error = std::current_exception();
+    }
+  };
+  build(parts.front());
+  std::vector<gpu::PairScore> scores;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (build_error) std::rethrow_exception(build_error);
+    std::unique_ptr<GpuScorer> scorer = std::move(next);
+    std::jthread builder;  // joined on every way out of this iteration
+    if (p + 1 < parts.size()) builder = std::jthread(build, parts[p + 1]);
+    const TargetRange part = parts[p];
+    seqfuse::trace("align search: part " + std::to_string(p + 1) + " of " +
+                   std::to_string(parts.size()) + " (" + std::to_string(part.size()) +
+                   " targets) on the device");
+    const std::size_t chunk =
+        std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(part.size(), 1));
+    for (std::size_t first = 0; first < q.size(); first += chunk) {
+      const std::size_t count = std::min(chunk, q.size() - first);
+      scorer->score_all(queries, first, count, scores);
+      parallel_chunks(count, 1, job.threads, [&](unsigned, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          const std::size_t query = first + i;
+          const std::span<const gpu::PairScore> row(scores.data() + i * part.size(), part.size());
+          keep_top_of_part(row, part, job.layout == PairLayout::all_vs_all ? query + 1 : 0, job.top,
+                           kept[query]);
+        }
+      });
+    }
+    stats.device_seconds += scorer->device_seconds();
+    scorer.reset();  // its device memory back before the next part is scored
+  }
+  stats.pairs = std::uint64_t{q.size()} * t.size();
+  stats.cells = cells_of(q, t);
+
+  // Tracing needs only the kept targets on the device.
+  std::vector<std::uint32_t> kept_targets;
+  for (const auto& row : kept)
+    for (const ScoredTarget& hit : row) kept_targets.push_back(hit.target);
+  std::sort(kept_targets.begin(), kept_targets.end());
+  kept_targets.erase(std::unique(kept_targets.begin(), kept_targets.end()), kept_targets.end());
+  std::unique_ptr<GpuTracer> tracer;
+  if (job.traceback) {
+    EncodedSequences subset(scheme);
+    for (std::uint32_t k : kept_targets) subset.append_codes(t[k]);
+    tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, subset,
+                                         /*device_budget_bytes=*/0, job.threads);
+  }
+  std::vector<AlignHit> hits;
+  for (std::size_t first = 0; first < q.size();) {
+    // Slices of about kPairsPerBatch hits.
+    std::size_t last = first, held = 0;
+    while (last < q.size() && (last == first || held + kept[last].size() <= kPairsPerBatch))
+      held += kept[last++].size();
+    emit_kept(job, std::span(kept).subspan(first, last - first), first, kept_targets, tracer.get(),
+              hits, emit);
+    first = last;
+  }
+  if (tracer) stats.device_seconds += tracer->device_seconds();
+  return stats;
+}
+
+AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
+                             const EncodedSequences& queries, const EncodedSequences& targets,
+                             std::span<const Codes> q, std::span<const Codes> t,
+                             const EmitHits& emit) {
+  const std::uint64_t residues = targets.flat_codes().size();
+  const std::vector<TargetRange> parts =
+      plan_target_parts(targets.offsets(), part_residues(job, residues));
+  if (parts.size() <= 1)
+    return run_resident_search_on_gpu(job, scheme, queries, targets, q, t, emit);
+  return run_streamed_search_on_gpu(job, scheme, queries, targets, q, t, parts, emit);
 }
 
 }  // namespace

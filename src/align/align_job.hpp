@@ -26,6 +26,10 @@ struct AlignJob {
   bool traceback = false;
   unsigned threads = 1;
   bool gpu = false;  // score on the GPU (caller checked gpu_can_score)
+  // GPU search: residues of targets resident on the device at once; a larger
+  // set is scored in parts, one after another. 0: sized from free device
+  // memory (or SEQFUSE_ALIGN_PART_RESIDUES, for tests and timing).
+  std::uint64_t gpu_part_residues = 0;
   // Called now and then with the number of queries finished (for a progress line).
   std::function<void(std::size_t queries_done)> progress;
 };

@@ -35,9 +35,20 @@ bool gpu_can_score(const ScoringScheme& scheme) {
 }
 
 GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets)
-    // State holds device objects that cannot move: built in place.
-    : state_(new State{gpu_score_params(scheme, mode),
-                       gpu::DeviceTargetSet(targets.flat_codes(), targets.offsets())}) {}
+    : GpuScorer(scheme, mode, targets, {0, static_cast<std::uint32_t>(targets.size())}) {}
+
+GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets,
+                     TargetRange part)
+    // State holds device objects that cannot move: built in place. The set
+    // reads target k of the part at flat_codes()[offsets[k], offsets[k + 1]).
+    : state_(new State{
+          gpu_score_params(scheme, mode),
+          gpu::DeviceTargetSet(targets.flat_codes(),
+                               targets.offsets().subspan(part.begin, part.size() + 1))}) {}
+
+std::size_t GpuScorer::targets() const noexcept {
+  return state_->targets.size();
+}
 
 GpuScorer::~GpuScorer() = default;
 
@@ -73,6 +84,12 @@ bool gpu_can_score(const ScoringScheme&) {
 
 GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&) {
   throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
+}
+GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&, TargetRange) {
+  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
+}
+std::size_t GpuScorer::targets() const noexcept {
+  return 0;
 }
 GpuScorer::~GpuScorer() = default;
 void GpuScorer::score_all(const EncodedSequences&, std::size_t, std::size_t,

@@ -9,6 +9,7 @@
 
 #include "align/alignment.hpp"
 #include "align/scoring.hpp"
+#include "align/top_hits.hpp"
 #include "gpu/align/score_db.hpp"
 
 namespace seqfuse::align {
@@ -21,11 +22,17 @@ namespace seqfuse::align {
 class GpuScorer {
  public:
   GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets);
+  // Only targets [part.begin, part.end): one part of a set too large for
+  // the device, whose scores then index the part (target part.begin is 0).
+  GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets,
+            TargetRange part);
   ~GpuScorer();
   GpuScorer(const GpuScorer&) = delete;
   GpuScorer& operator=(const GpuScorer&) = delete;
 
-  // out[(q - first) * targets + t] for queries [first, first + count):
+  [[nodiscard]] std::size_t targets() const noexcept;
+
+  // out[(q - first) * targets() + t] for queries [first, first + count):
   // scores and end cells, kept compact (a search of 500 x 20,000 proteins
   // has 10 M of them; the caller makes AlignResults of the hits it keeps).
   void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,

@@ -190,6 +190,11 @@ void EncodedSequences::append(std::string_view sequence, std::string_view record
       sequence, bounds, [record_name](std::size_t) { return record_name; }, 1);
 }
 
+void EncodedSequences::append_codes(Codes codes) {
+  codes_.insert(codes_.end(), codes.begin(), codes.end());
+  offsets_.push_back(codes_.size());
+}
+
 void EncodedSequences::append_all(std::string_view bases, std::span<const std::uint64_t> offsets,
                                   const std::function<std::string_view(std::size_t)>& name_of,
                                   unsigned threads) {

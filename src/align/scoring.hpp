@@ -127,6 +127,8 @@ class EncodedSequences {
   // nothing.
   void append_all(std::string_view bases, std::span<const std::uint64_t> offsets,
                   const std::function<std::string_view(std::size_t)>& name_of, unsigned threads);
+  // Appends a sequence already encoded for this scheme (another set's).
+  void append_codes(Codes codes);
 
   [[nodiscard]] std::size_t size() const noexcept { return offsets_.size() - 1; }
   [[nodiscard]] Codes operator[](std::size_t i) const noexcept {

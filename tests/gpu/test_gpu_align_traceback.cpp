@@ -286,3 +286,42 @@ TEST_CASE("seqfuse --device gpu --traceback output equals --device cpu's (CLI)",
     CHECK(outputs[0] == outputs[1]);
   }
 }
+
+TEST_CASE(
+    "GPU search with the targets in parts equals --device cpu (a set too large for the device)",
+    "[gpu][align][traceback]") {
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  seqfuse::align::EncodedSequences q(scheme), t(scheme);
+  for (const auto& r : test::read_fasta(test::kAlignData / "proteins_queries.fa"))
+    q.append(r.sequence, r.name);
+  // Every target twice, the copies in different parts: equal scores there
+  // must still come out in target order.
+  const auto targets = test::read_fasta(test::kAlignData / "proteins_targets.fa");
+  for (int copy = 0; copy < 2; ++copy)
+    for (const auto& r : targets) t.append(r.sequence, r.name);
+  const std::uint64_t residues = t.flat_codes().size();
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (const auto layout :
+         {seqfuse::align::PairLayout::search, seqfuse::align::PairLayout::all_vs_all})
+      for (const std::size_t top : {std::size_t{0}, std::size_t{3}})
+        for (const bool traceback : {false, true}) {
+          seqfuse::align::AlignJob job;
+          job.mode = mode;
+          job.layout = layout;
+          job.top = top;
+          job.traceback = traceback;
+          job.threads = 2;
+          const auto cpu = run_job(job, scheme, q, t);
+          job.gpu = true;
+          // One target per part, then three parts.
+          for (const std::uint64_t part : {std::uint64_t{1}, residues / 3}) {
+            INFO(seqfuse::align::mode_name(mode)
+                 << " layout " << static_cast<int>(layout) << " top " << top << " traceback "
+                 << traceback << " part residues " << part);
+            job.gpu_part_residues = part;
+            const auto on_gpu = run_job(job, scheme, q, t);
+            REQUIRE(cpu.size() == on_gpu.size());
+            for (std::size_t k = 0; k < cpu.size(); ++k) REQUIRE(on_gpu[k] == cpu[k]);
+          }
+        }
+}
