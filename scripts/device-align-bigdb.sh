@@ -7,10 +7,9 @@
 # GCUPS). Check: every query's best score equals its best score against one
 # copy of the database (searched the same way), and its 10 hits are that
 # best target's first copies or other targets tied with it.
-# ALIGN_BIGDB_PARTS="N ...": then the same search with the database in N
-# parts (SEQFUSE_ALIGN_PART_RESIDUES: what a database larger than the device
-# gets), timed after the resident runs; its output must equal theirs byte
-# for byte. Needs bundle/ with --data. Run as device-run.sh's extra step:
+# ALIGN_BIGDB_PARTS="N ...": then the same search with the database cut
+# into parts of residues / N (SEQFUSE_ALIGN_PART_RESIDUES; 1: resident),
+# timed after the default runs; its output must equal theirs byte for byte. Needs bundle/ with --data. Run as device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-align-bigdb.sh bash scripts/device-run.sh --no-cpu-tests
 set -uo pipefail
 sf=bundle/bin/seqfuse
@@ -35,14 +34,14 @@ for run in 1 2; do
 done
 residues=$(($(grep -v '^>' "$dir/DB1.fasta" | tr -d '\n' | wc -c) * copies))
 for parts in ${ALIGN_BIGDB_PARTS:-}; do
-  echo "== large-database search, the database in $parts parts ($residues residues)"
+  echo "== large-database search, parts of residues / $parts ($residues residues)"
   SEQFUSE_ALIGN_PART_RESIDUES=$(((residues + parts - 1) / parts)) SEQFUSE_TRACE=1 \
     /usr/bin/time -f "wall %e s, max RSS %M KiB" \
     "$sf" align-sw "$dir/QUERY.fasta" "$dir/DB.fasta" -t "$threads" -o "$dir/hits-parts.tsv" 2>&1
   if cmp "$dir/hits.tsv" "$dir/hits-parts.tsv"; then
-    echo "check: $parts parts: output identical to the resident search"
+    echo "check: parts of residues / $parts: output identical to the default run's"
   else
-    echo "check: $parts parts: OUTPUT DIFFERS from the resident search"
+    echo "check: parts of residues / $parts: OUTPUT DIFFERS from the default run's"
     exit 1
   fi
 done
