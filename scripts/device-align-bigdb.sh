@@ -9,7 +9,9 @@
 # best target's first copies or other targets tied with it.
 # ALIGN_BIGDB_PARTS="N ...": then the same search with the database cut
 # into parts of residues / N (SEQFUSE_ALIGN_PART_RESIDUES; 1: resident),
-# timed after the default runs; its output must equal theirs byte for byte. Needs bundle/ with --data. Run as device-run.sh's extra step:
+# timed after the default runs; its output must equal theirs byte for byte.
+# ALIGN_BIGDB_BASELINE=PATH (another seqfuse build, carried along): the same
+# search with it, after ours, same check. Needs bundle/ with --data. Run as device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-align-bigdb.sh bash scripts/device-run.sh --no-cpu-tests
 set -uo pipefail
 sf=bundle/bin/seqfuse
@@ -32,6 +34,15 @@ for run in 1 2; do
   SEQFUSE_TRACE=1 /usr/bin/time -f "wall %e s, max RSS %M KiB" \
     "$sf" align-sw "$dir/QUERY.fasta" "$dir/DB.fasta" -t "$threads" -o "$dir/hits.tsv" 2>&1
 done
+echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+if [ -n "${ALIGN_BIGDB_BASELINE:-}" ]; then
+  echo "== large-database search, baseline $ALIGN_BIGDB_BASELINE"
+  LD_LIBRARY_PATH="$PWD/bundle/lib:${LD_LIBRARY_PATH:-}" SEQFUSE_TRACE=1 \
+    /usr/bin/time -f "wall %e s, max RSS %M KiB" "$ALIGN_BIGDB_BASELINE" align-sw \
+    "$dir/QUERY.fasta" "$dir/DB.fasta" -t "$threads" -o "$dir/hits-baseline.tsv" 2>&1
+  cmp "$dir/hits.tsv" "$dir/hits-baseline.tsv" && echo "check: baseline output identical" ||
+    { echo "check: baseline OUTPUT DIFFERS"; exit 1; }
+fi
 residues=$(($(grep -v '^>' "$dir/DB1.fasta" | tr -d '\n' | wc -c) * copies))
 for parts in ${ALIGN_BIGDB_PARTS:-}; do
   echo "== large-database search, parts of residues / $parts ($residues residues)"

@@ -8,6 +8,7 @@
 #include "align/builtin_matrices.hpp"
 #include "align/matrix_file.hpp"
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 #include "core/parallel.hpp"
 
 namespace seqfuse::align {
@@ -202,6 +203,7 @@ void EncodedSequences::append_all(std::string_view bases, std::span<const std::u
   const std::uint64_t first = records ? offsets[0] : 0;
   const std::size_t old_codes = codes_.size();
   codes_.resize(old_codes + bases.size());
+  advise_huge_pages(codes_.data() + old_codes, bases.size());  // before the workers write it
   // 4 MiB slices of letters: record boundaries do not matter to a lookup.
   constexpr std::size_t kSlice = std::size_t{4} << 20;
   std::atomic<bool> all_known{true};

@@ -16,6 +16,7 @@
 #include "align/output_format.hpp"
 #include "align/scoring.hpp"
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "core/report.hpp"
@@ -115,7 +116,7 @@ align::ScoringScheme make_scheme(const AlignConfig& c, bool dna) {
 }
 
 io::SequenceBatch read_sequences(const std::string& path, const char* role, unsigned threads) {
-  io::SequenceBatch batch = io::read_all(path, std::pmr::new_delete_resource(), threads);
+  io::SequenceBatch batch = io::read_all(path, large_buffer_resource(), threads);
   if (batch.empty()) throw Error(std::string(role) + " '" + path + "' has no sequences");
   return batch;
 }

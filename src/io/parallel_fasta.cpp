@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 #include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "io/fasta_text.hpp"
@@ -236,7 +237,7 @@ void join_slices(std::vector<ParsedSlice>& slices, unsigned threads) {
       all.comment_offsets[at.records + i] = comment_base + part.comment_offsets[i];
     }
     // Same resource, so the move releases the slice's arrays at once.
-    part = SequenceBatch(std::pmr::new_delete_resource());
+    part = SequenceBatch(large_buffer_resource());
   });
 }
 
@@ -272,7 +273,7 @@ std::optional<SequenceBatch> read_fasta_parallel(const std::string& path,
     slices.reserve(count);
     slices.emplace_back(mr);
     slices[0].batch.bases.reserve(all_text.size() - first);
-    for (std::size_t k = 1; k < count; ++k) slices.emplace_back(std::pmr::new_delete_resource());
+    for (std::size_t k = 1; k < count; ++k) slices.emplace_back(large_buffer_resource());
     parallel_chunks(count, 1, threads, [&](unsigned, std::size_t k, std::size_t) {
       ParsedSlice& slice = slices[k];
       try {
