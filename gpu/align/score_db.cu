@@ -5,7 +5,7 @@
 // through a per-target edge array in device memory.
 //
 // DeviceTargetSet::score runs the 16-bit packed-lane kernel (score_db16.cu,
-// two queries per thread) on most targets, the wavefront kernel on the
+// two targets per thread) on most targets, the wavefront kernel on the
 // longest ones beside it (score_db_long.cu, long_slot_count) and this one on
 // the queries of the pairs 16 bits cannot score exactly; without
 // ScoreParams::narrow_lanes (or for scorings 16 bits cannot hold), this one
@@ -210,7 +210,7 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   residues_ = count ? offsets[count] - offsets[0] : 0;
 
   // Longest first in groups of kSlotGroup interleaved slots (one layout for
-  // every kernel; a warp of the 16-bit kernel reads one group).
+  // both kernels; the 16-bit kernel takes slots 2k and 2k + 1 per thread).
   search16::TargetLayout layout = search16::plan_target_layout(offsets);
   interleaved_bytes_ = layout.interleaved;
   long_slots_ = long_slot_count(layout.slot_len);
@@ -267,8 +267,8 @@ void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
 // tail (mmseqs2-examples: 8,081 residues against a mean of 453) set the time
 // while the other multiprocessors idle (ncu, H100: active 30 % of the
 // launch). The long slots: longer than 4x the mean, at most 1 % of the
-// slots, rounded up to whole groups (so the 16-bit part starts on a group
-// and a warp's letters are one group's).
+// slots, rounded up to whole pairs of groups (so the 16-bit part starts on a
+// group and a thread's two slots share it).
 std::uint32_t DeviceTargetSet::long_slot_count(std::span<const std::uint32_t> slot_len) {
   if (slot_len.empty()) return 0;
   std::uint64_t residues = 0;
@@ -278,7 +278,7 @@ std::uint32_t DeviceTargetSet::long_slot_count(std::span<const std::uint32_t> sl
   std::size_t count = 0;
   while (count < cap && slot_len[count] > limit) ++count;  // sorted longest first
   if (count == 0) return 0;
-  const std::size_t unit = kSlotGroup;
+  const std::size_t unit = 2 * kSlotGroup;
   return static_cast<std::uint32_t>(std::min(slot_len.size(), (count + unit - 1) / unit * unit));
 }
 
@@ -443,12 +443,10 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   const search16::Params16 p16 = search16::make_params16(params);
   const auto narrow_slots = static_cast<std::uint32_t>(size() - long_slots_);
   const std::uint64_t narrow_bytes = interleaved_bytes_ - long_interleaved_;
-  // Edges: one cell per letter for each pair of queries (score_db16.cu).
-  const std::uint64_t pair_edge_bytes = narrow_bytes * sizeof(search16::Edge16);
+  const std::uint64_t narrow_edge_bytes = (narrow_bytes / 2) * sizeof(search16::Edge16);
   const std::uint64_t long_edge_bytes = long_interleaved_ * sizeof(EdgeHF);
-  std::uint32_t per_launch = queries_per_launch(pair_edge_bytes / 2 + long_edge_bytes);
-  if (per_launch > 1) per_launch &= ~1u;  // whole pairs
-  DeviceBuffer edges = scratch_pool_.acquire(pair_edge_bytes * ((per_launch + 1) / 2));
+  const std::uint32_t per_launch = queries_per_launch(narrow_edge_bytes + long_edge_bytes);
+  DeviceBuffer edges = scratch_pool_.acquire(narrow_edge_bytes * per_launch);
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * narrow_slots * per_launch);
   DeviceBuffer long_edges, long_scores;
   if (long_slots_ > 0) {

@@ -1,4 +1,4 @@
-// Database search with two queries per thread in packed 16-bit lanes: the
+// Database search with two targets per thread in packed 16-bit lanes: the
 // kernel and its launcher. The DP is search16_dp.hpp's score_lanes (shared
 // with the CPU emulation test); pairs it cannot score exactly come back as
 // search16::kRerun and DeviceTargetSet::score reruns them with the 32-bit
@@ -22,24 +22,25 @@ namespace {
 #define SEQFUSE_SCORE16_MIN_BLOCKS 3
 #endif
 #endif
-constexpr int kThreads = 128;  // threads per block: one target each
+constexpr int kThreads = 128;  // threads per block: two targets each
 
 // The block's query profile, rebuilt per chunk by all threads together into
 // one of two buffers. One barrier per chunk suffices: a thread writes buffer
 // c % 2 for chunk c only after the barrier of chunk c - 1, which every
 // thread passes only after finishing chunk c - 2, the buffer's last reader.
 struct BlockProfile {
-  std::uint32_t (*buffers)[search16::kProfileSize];
+  std::int16_t (*buffers)[search16::kProfileSize];
   const int* matrix;
   int alphabet;
-  search16::QueryPair queries;
+  const std::uint8_t* query;
+  int m;
   int open;
   int chunk = 0;
 
-  SF_HOST_DEVICE const std::uint32_t* operator()(int i0) {
-    std::uint32_t* profile = buffers[chunk++ & 1];
+  SF_HOST_DEVICE const std::int16_t* operator()(int i0) {
+    std::int16_t* profile = buffers[chunk++ & 1];
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    search16::fill_profile(profile, matrix, alphabet, queries, i0, open,
+    search16::fill_profile(profile, matrix, alphabet, query, m, i0, open,
                            static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
     __syncthreads();
 #endif
@@ -47,63 +48,57 @@ struct BlockProfile {
   }
 };
 
-// Block (x, y): slots x * kThreads ..., one per thread, against launch
-// queries 2y and 2y + 1 (the latter absent when count is odd and y is the
-// last pair).
 template <bool kLocal>
 __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
-    score_db16_kernel(search16::Targets16 targets, search16::Queries16 queries, std::uint32_t count,
+    score_db16_kernel(search16::Targets16 targets, search16::Queries16 queries,
                       const int* __restrict__ matrix, int alphabet, search16::Params16 params,
                       search16::Edge16* __restrict__ edges, PairScore* __restrict__ out) {
   // 16-byte aligned for the profile's vector loads (alignas on the type:
   // HIP does not take it on a __shared__ variable).
   struct alignas(16) ProfileBuffers {
-    std::uint32_t data[2][search16::kProfileSize];
+    std::int16_t data[2][search16::kProfileSize];
   };
   __shared__ ProfileBuffers profile;
   // No early return: every thread takes part in the per-chunk barriers.
-  const std::uint32_t slot = blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint32_t lane0 = 2 * blockIdx.y;  // launch query of lane 0
-  const bool paired = lane0 + 1 < count;
-  search16::QueryPair pair;
-  for (int k = 0; k < 2; ++k) {
-    const std::uint32_t qi = queries.first + lane0 + (k == 1 && paired ? 1 : 0);
-    pair.codes[k] = queries.codes + queries.offsets[qi];
-    pair.m[k] = static_cast<int>(queries.offsets[qi + 1] - queries.offsets[qi]);
-  }
-  if (!paired) pair.m[1] = 0;
-  const int n = slot < targets.slots ? static_cast<int>(targets.length[slot]) : 0;
+  const std::uint32_t slot0 = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+  const std::uint32_t slot1 = slot0 + 1;
+  const std::uint32_t qi = queries.first + blockIdx.y;
+  const std::uint8_t* query = queries.codes + queries.offsets[qi];
+  const int m = static_cast<int>(queries.offsets[qi + 1] - queries.offsets[qi]);
+  const int n0 = slot0 < targets.slots ? static_cast<int>(targets.length[slot0]) : 0;
+  const int n1 = slot1 < targets.slots ? static_cast<int>(targets.length[slot1]) : 0;
   // Past the last slot (no letters, no edges): the group start, never read.
-  const std::uint64_t base = slot < targets.slots ? targets.base[slot] : targets.base_offset;
-  BlockProfile chunks{profile.data, matrix, alphabet, pair, params.open};
+  const std::uint64_t base = slot0 < targets.slots ? targets.base[slot0] : targets.base_offset;
+  BlockProfile chunks{profile.data, matrix, alphabet, query, m, params.open};
   PairScore r0, r1;
   search16::score_lanes<kLocal>(
-      targets.codes + base, edges + blockIdx.y * targets.interleaved + (base - targets.base_offset),
-      pair, n, params, chunks, r0, r1);
-  if (slot < targets.slots) {
-    out[std::uint64_t{lane0} * targets.slots + slot] = r0;
-    if (paired) out[std::uint64_t{lane0 + 1} * targets.slots + slot] = r1;
-  }
+      targets.codes + base,
+      edges + blockIdx.y * (targets.interleaved / 2) + (base - targets.base_offset) / 2, m, n0, n1,
+      params, chunks, r0, r1);
+  const std::uint64_t row = std::uint64_t{blockIdx.y} * targets.slots;
+  if (slot0 < targets.slots) out[row + slot0] = r0;
+  if (slot1 < targets.slots) out[row + slot1] = r1;
 }
 
 }  // namespace
 
-// Launcher: queries first .. first + count - 1 (longest first, so that
-// neighbours pair well) against every slot, on `stream` (a gpuStream_t).
-// edges: (count + 1) / 2 x interleaved cells; out: count x slots scores.
+// Launcher: queries first .. first + count - 1 against every slot, on
+// `stream` (a gpuStream_t). edges: count x interleaved / 2 cells; out:
+// count x slots scores.
 void launch_score_db16(bool local, const search16::Targets16& targets,
                        const search16::Queries16& queries, std::uint32_t count, const int* matrix,
                        int alphabet, const search16::Params16& params, search16::Edge16* edges,
                        PairScore* out, void* stream) {
   if (targets.slots == 0 || count == 0) return;
-  const dim3 grid((targets.slots + kThreads - 1) / kThreads, (count + 1) / 2);
+  const std::uint32_t threads = (targets.slots + 1) / 2;
+  const dim3 grid((threads + kThreads - 1) / kThreads, count);
   const auto s = static_cast<gpuStream_t>(stream);
   if (local)
     score_db16_kernel<true>
-        <<<grid, kThreads, 0, s>>>(targets, queries, count, matrix, alphabet, params, edges, out);
+        <<<grid, kThreads, 0, s>>>(targets, queries, matrix, alphabet, params, edges, out);
   else
     score_db16_kernel<false>
-        <<<grid, kThreads, 0, s>>>(targets, queries, count, matrix, alphabet, params, edges, out);
+        <<<grid, kThreads, 0, s>>>(targets, queries, matrix, alphabet, params, edges, out);
   GPU_CHECK_LAUNCH();
 }
 

@@ -2,29 +2,25 @@
 // the CPU emulation test (tests/unit/test_align_search16_emulated.cpp) runs
 // the very layout, packing, arithmetic and saturation flags the kernel runs.
 //
-// One thread scores two queries against one target at once, one query per
-// signed 16-bit lane of every 32-bit register (s16x2, Hopper DPX where
-// present, gpu/primitives/dpx.cuh): neighbours in the longest-first query
-// order, so their lengths are close. Both lanes meet the same target letter
-// in a column, so the per-chunk query profile in shared memory holds both
-// queries' scores for a letter already packed: a cell pair's substitution
-// scores are a quarter of one 16-byte load, with no permute (two targets per
-// thread needed a byte permute per cell pair to join two letters' scores:
-// one ALU instruction of about 6.5 per cell pair, in an ALU-bound loop;
-// session 10). The queries are swept kRows rows at a time with H and E of
-// those rows in registers (packed); H and F of a chunk's last row go to a
-// per-thread edge strip (packed pairs) for the next chunk. The shorter
-// query's rows past its end score like rows past the end of both (sentinel
-// profile entries), so the longer one sets the chunks.
+// One thread scores one query against two targets at once, one per signed
+// 16-bit lane of every 32-bit register (s16x2, Hopper DPX where present,
+// gpu/primitives/dpx.cuh): the two neighbouring slots 2k and 2k + 1 of the
+// length-sorted, interleaved target set, so their lengths are close and their
+// letters at column j are one 16-bit load. The query is swept kRows rows at
+// a time with H and E of those rows in registers (packed); H and F of a
+// chunk's last row go to a per-thread edge strip (packed pairs) for the next
+// chunk. Substitution scores come from a per-chunk query profile in shared
+// memory (every thread of a block has the same query), two 16-bit lookups
+// per cell pair joined into one word.
 //
 // Exactness. 16 bits cannot hold every score, so:
 // - local (SW): H >= 0 and E, F >= -open after their first update, so only
 //   the top can overflow. A lane whose best reaches sat_limit = 32767 - (best
 //   substitution) is flagged (score kRerun): every cell computed before that
 //   is exact (its diagonal was below sat_limit), and the host reruns the
-//   query with the 32-bit kernel.
+//   pair with the 32-bit kernel.
 // - global (NW): values go down to about -(4 open + (m + n) extend); a bound
-//   on the thread's longer query (global_pair_fits) decides before any cell
+//   on the thread's longer pair (global_pair_fits) decides before any cell
 //   whether 16 bits are exact; otherwise both lanes are flagged at once.
 // Semantics are the 32-bit kernel's (reference_score's): score, and for
 // local alignment the first best cell in column-major order, (0, 0) for a
@@ -54,20 +50,23 @@
 namespace seqfuse::gpu::search16 {
 
 inline constexpr int kRows = SEQFUSE_SCORE16_ROWS;
-// Letter of the interleaved padding past a target's end (the layout is
-// shared with the 32-bit kernels; no thread of this one reads past its
-// target's end). The profile gives it the past-the-end score.
+// Letter of the interleaved padding past a target's end: the profile gives
+// it the past-the-end score, so a shorter lane's cells after its end stay
+// below its best (see score_lanes).
 inline constexpr std::uint8_t kPadCode = kMaxAlphabet;
 // The chunk's query profile, letter-major: profile[t * kProfileStride + r]
-// for codes t = 0 .. kPadCode and rows r < kRows, both queries' scores in
-// one packed word, so 4 consecutive rows against one letter are one 16-byte
-// load (ld.shared.v4). The stride pads each letter by 4 rows (144 bytes): a
-// quarter warp's 16-byte loads of different letters then fall on different
-// banks unless their codes differ by a multiple of 8.
+// for codes t = 0 .. kPadCode and rows r < kRows, so the scores of 8
+// consecutive rows against one letter are one 16-byte load (ld.shared.v4):
+// a cell pair's two scores cost a quarter of a load and one byte permute,
+// against two 16-bit loads and a permute in the row-major layout (whose
+// load latency was 42 % of the kernel's stalls; ncu, H100, session 7). The
+// stride pads each letter by 8 rows (80 bytes): a quarter warp's 16-byte
+// loads of different letters then fall on different banks unless their
+// codes differ by a multiple of 8.
 inline constexpr int kProfileLetters = kMaxAlphabet + 1;
-inline constexpr int kProfileStride = kRows + 4;
+inline constexpr int kProfileStride = kRows + 8;
 inline constexpr int kProfileSize = kProfileLetters * kProfileStride;
-static_assert(kRows % 4 == 0, "rows come in 16-byte groups of 4");
+static_assert(kRows % 8 == 0, "rows come in 16-byte groups of 8");
 // Score of a pair the 16-bit kernel could not score exactly.
 inline constexpr std::int32_t kRerun = INT32_MIN;
 // Bounds within which the 16-bit arithmetic is exact (with margin to 32767).
@@ -79,6 +78,7 @@ inline constexpr int kParamLimit = 16000;
 inline constexpr int kPastEnd = -32768;
 
 static_assert(kRows > 0, "kRows must be positive");
+static_assert(kSlotGroup % 2 == 0, "a thread's two slots must share a group");
 
 struct Params16 {
   int open = 11;
@@ -88,7 +88,7 @@ struct Params16 {
   int sat_limit = 32767;  // local: a lane whose best reaches this is rerun
 };
 
-// H - open and F of a chunk's last row at one column, both queries packed.
+// H - open and F of a chunk's last row at one column, both lanes packed.
 struct alignas(8) Edge16 {
   std::uint32_t hm, f;
 };
@@ -99,7 +99,7 @@ struct Targets16 {
   const std::uint32_t* length;  // per slot
   const std::uint64_t* base;    // per slot: interleaved start including lane
   std::uint32_t slots;
-  std::uint64_t interleaved;  // bytes; edge cells per query pair = interleaved
+  std::uint64_t interleaved;  // bytes; edge cells per query = interleaved / 2
   std::uint64_t base_offset;  // interleaved start of slot 0's group: edges count from there
 };
 using Queries16 = QueryBatch;
@@ -126,8 +126,8 @@ inline bool params_fit(const Params16& p) {
          p.min_sub >= -kParamLimit && p.max_sub <= kParamLimit;
 }
 
-// Global alignment: whether every value of an m x n pair (and of the
-// thread's other query, which is no longer) fits. H >= -(2 open + (m + n) extend) (the
+// Global alignment: whether every value of an m x n pair (and the thread's
+// partner, which is no longer) fits. H >= -(2 open + (m + n) extend) (the
 // all-gap path), E and F >= H - open, minus one more extend inside an
 // update, F read once more as F - open, and a diagonal plus the lowest
 // substitution; no value exceeds min(m, n) x the best substitution (plus
@@ -143,44 +143,58 @@ SF_HOST_DEVICE int gap16(int length, const Params16& p) {
   return length <= 0 ? 0 : p.open + (length - 1) * p.extend;
 }
 
-// The two queries of one thread: codes and lengths (m[0] >= m[1]; m[1] = 0
-// and codes[1] = codes[0] for a lone query).
-struct QueryPair {
-  const std::uint8_t* codes[2];
-  int m[2];
-};
-
-// Rows i0 .. i0 + kRows - 1 of the query pair's profile, entries begin,
-// begin + step, ... (the kernel's threads share the work; the emulation
-// passes 0, 1). Entry (t, r) packs matrix[query_k[i0 + r]][t] + open for
-// query k = 0 (low half) and 1: biased by +open because the kernel keeps H -
-// open in its registers (see score_lanes). Rows past a query's end and codes
-// past the alphabet (padding) get kPastEnd + open; so do the stride's pad
-// rows, which are never read.
-SF_HOST_DEVICE void fill_profile(std::uint32_t* profile, const int* matrix, int alphabet,
-                                 const QueryPair& q, int i0, int open, int begin, int step) {
+// Rows i0 .. i0 + kRows - 1 of the query profile, entries begin, begin +
+// step, ... (the kernel's threads share the work; the emulation passes 0, 1).
+// Entry (t, r) = matrix[query[i0 + r]][t] + open: biased by +open because
+// the kernel keeps H - open in its registers (see score_lanes). Rows past
+// the query's end and codes past the alphabet (padding) get kPastEnd + open;
+// so do the stride's pad rows, which are never read.
+SF_HOST_DEVICE void fill_profile(std::int16_t* profile, const int* matrix, int alphabet,
+                                 const std::uint8_t* query, int m, int i0, int open, int begin,
+                                 int step) {
   for (int k = begin; k < kProfileSize; k += step) {
     const int t = k / kProfileStride;
     const int r = k % kProfileStride;
-    int v[2] = {kPastEnd + open, kPastEnd + open};
-    for (int lane = 0; lane < 2; ++lane)
-      if (r < kRows && i0 + r < q.m[lane] && t < alphabet)
-        v[lane] = matrix[q.codes[lane][i0 + r] * alphabet + t] + open;
-    profile[k] = pack_s16x2(v[0], v[1]);
+    int v = kPastEnd + open;
+    if (r < kRows && i0 + r < m && t < alphabet) v = matrix[query[i0 + r] * alphabet + t] + open;
+    profile[k] = static_cast<std::int16_t>(v);
   }
 }
 
-// Profile rows g * 4 .. g * 4 + 3 of one letter, one 16-byte load on the
-// device.
-struct Rows4 {
+// Profile rows g * 8 .. g * 8 + 7 of one letter as four words (rows 2w and
+// 2w + 1 in word w, the even row low), one 16-byte load on the device.
+struct Rows8 {
   std::uint32_t w[4];
 };
-SF_HOST_DEVICE Rows4 load_rows4(const std::uint32_t* at) {
+SF_HOST_DEVICE Rows8 load_rows8(const std::int16_t* at) {
 #ifdef SF_S16_DEVICE_PASS
   const uint4 v = *reinterpret_cast<const uint4*>(at);
-  return Rows4{{v.x, v.y, v.z, v.w}};
+  return Rows8{{v.x, v.y, v.z, v.w}};
 #else
-  return Rows4{{at[0], at[1], at[2], at[3]}};
+  Rows8 rows;
+  for (int w = 0; w < 4; ++w) rows.w[w] = pack_s16x2(at[2 * w], at[2 * w + 1]);
+  return rows;
+#endif
+}
+
+// Row r's scores of the two lanes as one packed word: the low halves (even
+// r) or high halves (odd r) of lane 0's and lane 1's words; one PRMT.
+SF_HOST_DEVICE std::uint32_t lane_pair(std::uint32_t lane0_word, std::uint32_t lane1_word,
+                                       bool high) {
+#ifdef SF_S16_DEVICE_PASS
+  return __byte_perm(lane0_word, lane1_word, high ? 0x7632 : 0x5410);
+#else
+  return high ? (lane0_word >> 16) | (lane1_word & 0xffff0000u)
+              : (lane0_word & 0xffffu) | (lane1_word << 16);
+#endif
+}
+
+// The two letters of column j (lane 0 low byte), one 16-bit load.
+SF_HOST_DEVICE std::uint32_t letter_pair(const std::uint8_t* at) {
+#ifdef SF_S16_DEVICE_PASS
+  return *reinterpret_cast<const std::uint16_t*>(at);
+#else
+  return static_cast<std::uint32_t>(at[0]) | (static_cast<std::uint32_t>(at[1]) << 8);
 #endif
 }
 
@@ -189,15 +203,16 @@ SF_HOST_DEVICE int lane_s16(std::uint32_t x, int k) {
   return k == 0 ? lane0_s16(x) : lane1_s16(x);
 }
 
-// One thread: queries q.m[0] >= q.m[1] letters in lanes 0 and 1 against one
-// target of n letters. `target` points at its first letter (interleaved,
-// column stride kSlotGroup bytes); `edge` at the thread's first edge cell
-// (column stride kSlotGroup). chunks(i0) returns the profile of rows i0 ...
-// and is called once per chunk by every thread of a block, in order,
-// whatever its target (the kernel's version synchronizes the block there).
+// One thread: query (m letters) against the targets in lanes 0 and 1
+// (n0 >= n1 letters; n1 = 0 for a lone lane). `target` points at lane 0's
+// first letter (interleaved, column stride kSlotGroup bytes, lane 1 the next
+// byte); `edge` at the thread's first edge cell (column stride kSlotGroup/2).
+// chunks(i0) returns the profile of rows i0 ... and is called once per chunk
+// by every thread of a block, in order, whatever its targets (the kernel's
+// version synchronizes the block there).
 template <bool kLocal, class Chunks>
-SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const QueryPair& q,
-                                int n_letters, const Params16& p, Chunks& chunks, PairScore& out0,
+SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m, int n0, int n1,
+                                const Params16& p, Chunks& chunks, PairScore& out0,
                                 PairScore& out1) {
   // "Minus infinity" for E before any gap: E is only ever read as E - extend
   // inside an add-max, and -32768 + extend - extend = -32768 is the lowest
@@ -208,13 +223,12 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const 
   const std::uint32_t neg_f = splat_s16x2(-32768 + p.open);
   const std::uint32_t ext = splat_s16x2(-p.extend);
   const std::uint32_t minus_open = splat_s16x2(-p.open);
-  const int m = q.m[0] > q.m[1] ? q.m[0] : q.m[1];  // rows this thread sweeps
-  const bool fits = kLocal || global_pair_fits(m, n_letters, p);
-  const int n = fits ? n_letters : 0;  // columns this thread sweeps
+  const bool fits = kLocal || global_pair_fits(m, n0, p);
+  const int n = fits ? n0 : 0;  // columns this thread sweeps
 
   int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
   bool saturated[2] = {false, false};
-  int last_h[2] = {0, 0};  // global: H(m_k - 1, n - 1)
+  int last_h[2] = {0, 0};  // global: H(m - 1, n_k - 1)
 
   // Registers hold Hm = H - open (not H): E needs no separate subtraction
   // (E = max(E - extend, Hm_left)), and the diagonal term H_diag + s =
@@ -227,7 +241,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const 
   // all rows can be computed ahead of it.
   std::uint32_t Hm[kRows];
   for (int i0 = 0; i0 < m; i0 += kRows) {
-    const std::uint32_t* profile = chunks(i0);
+    const std::int16_t* profile = chunks(i0);
     std::uint32_t E[kRows];
     SF_DEVICE_UNROLL
     for (int r = 0; r < kRows; ++r) {
@@ -238,20 +252,21 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const 
     }
     const bool from_edge = i0 > 0;
     const bool to_edge = i0 + kRows < m;
+    const bool last_chunk = !to_edge;
     std::uint32_t diag_top = splat_s16x2((kLocal ? 0 : -gap16(i0, p)) - p.open);  // H(i0-1, -1)
-    // Column j + 1's letter and edge are loaded while column j is computed.
-    std::uint32_t letter_next = 0;
+    // Column j + 1's letters and edge are loaded while column j is computed.
+    std::uint32_t letters_next = 0;
     Edge16 edge_next{0, 0};
     if (n > 0) {
-      letter_next = target[0];
+      letters_next = letter_pair(target);
       if (from_edge) edge_next = edge[0];
     }
     for (int j = 0; j < n; ++j) {
-      const std::uint32_t letter = letter_next;
+      const std::uint32_t letters = letters_next;
       const Edge16 edge_here = edge_next;
       if (j + 1 < n) {
-        letter_next = target[static_cast<std::size_t>(j + 1) * kSlotGroup];
-        if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * kSlotGroup];
+        letters_next = letter_pair(target + static_cast<std::size_t>(j + 1) * kSlotGroup);
+        if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * (kSlotGroup / 2)];
       }
       // Hm and F of row i0 - 1 at column j: the boundary row or the edge.
       std::uint32_t hm_up =
@@ -260,14 +275,18 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const 
       std::uint32_t diag = diag_top;
       diag_top = hm_up;
       f = add_max_s16x2(f, ext, hm_up);  // F(i0, j)
-      const std::uint32_t* column = profile + letter * kProfileStride;
-      Rows4 rows{};
+      const std::int16_t* column0 = profile + (letters & 0xffu) * kProfileStride;
+      const std::int16_t* column1 = profile + (letters >> 8) * kProfileStride;
+      Rows8 rows0{}, rows1{};
       std::uint32_t column_best = minus_open;
       SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         const std::uint32_t e = add_max_s16x2(E[r], ext, Hm[r]);  // E(i, j)
-        if (r % 4 == 0) rows = load_rows4(column + r);
-        const std::uint32_t s = rows.w[r % 4];
+        if (r % 8 == 0) {
+          rows0 = load_rows8(column0 + r);
+          rows1 = load_rows8(column1 + r);
+        }
+        const std::uint32_t s = lane_pair(rows0.w[(r % 8) / 2], rows1.w[(r % 8) / 2], r % 2 != 0);
         // H' - open, then H - open = max(H' - open, F - open).
         const std::uint32_t hpm = add_s16x2(
             kLocal ? add_max_relu_s16x2(diag, s, e) : add_max_s16x2(diag, s, e), minus_open);
@@ -279,15 +298,16 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const 
         if (r + 1 < kRows) {
           f = add_max_s16x2(f, ext, hpm);  // F(i + 1, j)
         } else if (to_edge) {
-          edge[static_cast<std::size_t>(j) * kSlotGroup] = Edge16{hm, f};
+          edge[static_cast<std::size_t>(j) * (kSlotGroup / 2)] = Edge16{hm, f};
         }
       }
       if (kLocal) {
         // The first best cell in column-major order, per lane (as the 32-bit
         // kernel): a later chunk must beat an equal score at a smaller j.
-        // Rows past a query's end score kPastEnd on the diagonal, so their H
-        // comes from E or F (or 0), below or equal to a real cell of this or
-        // an earlier column: they never win the maximum or a tie.
+        // Rows past the query's end and a shorter lane's padding columns
+        // score kPastEnd on the diagonal, so their H comes from E or F (or
+        // 0), below or equal to a real cell of this or an earlier column:
+        // they never win the maximum or a tie.
         SF_DEVICE_UNROLL
         for (int k = 0; k < 2; ++k) {
           const int cb = lane_s16(column_best, k) + p.open;
@@ -301,27 +321,31 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const 
               if (lane_s16(Hm[r], k) == hm_best) best_i[k] = i0 + r;
           }
         }
+      } else if (!kLocal && last_chunk && j == n1 - 1) {
+        // Lane 1 ends here; later columns change its registers.
+        SF_DEVICE_UNROLL
+        for (int r = 0; r < kRows; ++r)
+          if (i0 + r == m - 1) last_h[1] = lane1_s16(Hm[r]) + p.open;
       }
     }
-    if (!kLocal && n > 0) {
-      // A query's last row is in this chunk: H at the last column.
+    if (!kLocal && last_chunk) {
       SF_DEVICE_UNROLL
-      for (int k = 0; k < 2; ++k) SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r)
-        if (i0 + r == q.m[k] - 1) last_h[k] = lane_s16(Hm[r], k) + p.open;
+        if (i0 + r == m - 1) last_h[0] = lane0_s16(Hm[r]) + p.open;
     }
   }
 
   PairScore* out[2] = {&out0, &out1};
+  const int lengths[2] = {n0, n1};
   SF_DEVICE_UNROLL
   for (int k = 0; k < 2; ++k) {
-    const int mk = q.m[k];
+    const int len = lengths[k];
     PairScore result;
-    if (mk == 0 || n_letters == 0) {
+    if (m == 0 || len == 0) {
       if (!kLocal) {
-        result.score = mk + n_letters == 0 ? 0 : -gap16(mk + n_letters, p);
-        result.query_end = mk - 1;
-        result.target_end = n_letters - 1;
+        result.score = m + len == 0 ? 0 : -gap16(m + len, p);
+        result.query_end = m - 1;
+        result.target_end = len - 1;
       }
     } else if (!fits || saturated[k]) {
       result.score = kRerun;
@@ -332,8 +356,8 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, const 
       result.target_end = best_j[k] < 0 ? 0 : best_j[k];
     } else {
       result.score = last_h[k];
-      result.query_end = mk - 1;
-      result.target_end = n_letters - 1;
+      result.query_end = m - 1;
+      result.target_end = len - 1;
     }
     *out[k] = result;
   }
@@ -398,9 +422,9 @@ inline TargetLayout build_target_layout(std::span<const std::uint8_t> codes,
   return l;
 }
 
-// Edge cells per query pair of the 16-bit kernel: one per interleaved letter.
+// Edge cells per query of the 16-bit kernel: one per two interleaved letters.
 inline std::uint64_t edge_cells16(const TargetLayout& l) {
-  return l.interleaved;
+  return l.interleaved / 2;
 }
 
 // One launch's scores (by_slot[q * slots + s], queries first .. first +

@@ -219,7 +219,7 @@ TEST_CASE("GPU 16-bit search: the longest targets run in the wavefront kernel be
   const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
   const std::string amino = "ARNDCQEGHILKMFPSTWYV";
   // 700 short targets and a tail of 12 long ones (over 4x the mean length):
-  // the long slots (7 = 1 % of them, rounded up to a group of 32) go to the wavefront
+  // the long slots (7 = 1 % of them, rounded up to 64) go to the wavefront
   // kernel (one warp per pair), the rest to the 16-bit one; queries of very
   // different lengths, 1,100 residues taking three of its 512-row passes.
   const std::string related = rng.random(amino, 400);
@@ -241,6 +241,6 @@ TEST_CASE("GPU 16-bit search: the longest targets run in the wavefront kernel be
     INFO(seqfuse::align::mode_name(mode));
     const gpu::ScoreStats stats = require_equal_to_reference(scheme, mode, queries, targets);
     CHECK(stats.narrow_pairs > 0);
-    CHECK(stats.narrow_pairs == stats.pairs - 32 * queries.size());
+    CHECK(stats.narrow_pairs == stats.pairs - 64 * queries.size());
   }
 }

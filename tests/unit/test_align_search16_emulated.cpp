@@ -1,10 +1,8 @@
 // The 16-bit search kernel's device code run on the CPU, thread by thread:
 // the target layout (search16::build_target_layout, the very function
 // DeviceTargetSet uploads), the per-chunk query profile, the per-thread DP
-// over two packed lanes, two queries against one target
-// (search16::score_lanes with dpx.cuh's portable s16x2 arithmetic, whose
-// results the DPX instructions equal by definition; the queries in input
-// order, so either lane may be the longer), the
+// over two packed lanes (search16::score_lanes with dpx.cuh's portable s16x2
+// arithmetic, whose results the DPX instructions equal by definition), the
 // saturation and bound flags, and the host's scatter and 32-bit rerun
 // decision (search16::scatter16). Reruns are stood in for by reference_score
 // (the 32-bit kernel is checked on the device by tests/gpu). Every pair must
@@ -40,15 +38,16 @@ using seqfuse::align::gpu_score_params;
 struct HostChunks {
   const std::vector<int>* matrix;
   int alphabet;
-  s16::QueryPair queries;
+  const std::uint8_t* query;
+  int m;
   int open;
-  std::vector<std::uint32_t> buffer = std::vector<std::uint32_t>(s16::kProfileSize);
+  std::vector<std::int16_t> buffer = std::vector<std::int16_t>(s16::kProfileSize);
   int calls = 0;
-  const std::uint32_t* operator()(int i0) {
+  const std::int16_t* operator()(int i0) {
     CHECK(i0 == calls * s16::kRows);  // every chunk, in order
     ++calls;
-    std::fill(buffer.begin(), buffer.end(), 0xDEADBEEFu);
-    s16::fill_profile(buffer.data(), matrix->data(), alphabet, queries, i0, open, 0, 1);
+    std::fill(buffer.begin(), buffer.end(), std::int16_t{-12345});
+    s16::fill_profile(buffer.data(), matrix->data(), alphabet, query, m, i0, open, 0, 1);
     return buffer.data();
   }
 };
@@ -58,12 +57,12 @@ struct Emulated {
   std::vector<char> flagged;        // by (q, t): the 16-bit kernel said kRerun
   std::vector<std::uint32_t> rerun_queries;
   std::uint64_t flagged_pairs = 0;
-  std::vector<int> partner_length;  // by query: the other lane's query length (-1: none)
+  std::vector<int> partner_length;  // by target: the other lane's length (-1: none)
 };
 
 // Slots are sorted longest first, every letter sits at its interleaved
-// place (slot s of a group at byte s of each column), padding holds
-// kPadCode.
+// place, padding holds kPadCode, and the two slots of a thread share a
+// group (so lane 1's letter is the byte after lane 0's).
 void require_layout(const s16::TargetLayout& l, const Flat& targets) {
   REQUIRE(l.order.size() == targets.size());
   REQUIRE(l.interleaved % gpu::kSlotGroup == 0);
@@ -91,44 +90,36 @@ void require_layout(const s16::TargetLayout& l, const Flat& targets) {
   CHECK(bad_pad == 0);
 }
 
-// One launch as score_db16.cu runs it: launch queries 2y and 2y + 1 in the
-// lanes of block row y, one slot per thread.
 template <bool kLocal>
 void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
                 const s16::Params16& p16, const Flat& queries, std::uint32_t first,
                 std::uint32_t count, std::mt19937_64& rng, std::vector<gpu::PairScore>& by_slot) {
   const std::size_t slots = l.order.size();
-  const std::uint32_t pairs = (count + 1) / 2;
+  const std::size_t threads = (slots + 1) / 2;
   const std::uint64_t cells = s16::edge_cells16(l);
   // Fresh device memory holds anything: poison the edges and the output.
-  std::vector<s16::Edge16> edges(pairs * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
+  std::vector<s16::Edge16> edges(count * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
   by_slot.assign(count * slots, gpu::PairScore{-7777, -7, -7});
-  // (pair, slot) items in a shuffled order, as blocks and threads run.
-  std::vector<std::uint64_t> items(pairs * slots);
+  // (query, thread) items in a shuffled order, as blocks and threads run.
+  std::vector<std::uint64_t> items(count * threads);
   std::iota(items.begin(), items.end(), std::uint64_t{0});
   std::shuffle(items.begin(), items.end(), rng);
   for (const std::uint64_t item : items) {
-    const auto y = static_cast<std::uint32_t>(item / slots);
-    const std::size_t slot = item % slots;
-    const std::uint32_t lane0 = 2 * y;
-    const bool paired = lane0 + 1 < count;
-    s16::QueryPair pair{};
-    for (int k = 0; k < 2; ++k) {
-      const std::size_t qi = first + lane0 + (k == 1 && paired ? 1 : 0);
-      pair.codes[k] = queries.codes.data() + queries.offsets[qi];
-      pair.m[k] = static_cast<int>(queries[qi].size());
-    }
-    if (!paired) pair.m[1] = 0;
-    const int n = static_cast<int>(l.slot_len[slot]);
-    const std::uint64_t base = l.slot_base[slot];
-    HostChunks chunks{&params.matrix, params.alphabet_size, pair, params.gap_open};
+    const std::uint32_t y = static_cast<std::uint32_t>(item / threads);
+    const std::size_t slot0 = 2 * (item % threads), slot1 = slot0 + 1;
+    const std::size_t qi = first + y;
+    const int m = static_cast<int>(queries[qi].size());
+    const int n0 = static_cast<int>(l.slot_len[slot0]);
+    const int n1 = slot1 < slots ? static_cast<int>(l.slot_len[slot1]) : 0;
+    const std::uint64_t base = l.slot_base[slot0];
+    HostChunks chunks{&params.matrix, params.alphabet_size,
+                      queries.codes.data() + queries.offsets[qi], m, params.gap_open};
     gpu::PairScore r0{-6666, -6, -6}, r1{-6666, -6, -6};
-    s16::score_lanes<kLocal>(l.codes.data() + base, edges.data() + y * cells + base, pair, n, p16,
-                             chunks, r0, r1);
-    const int m = std::max(pair.m[0], pair.m[1]);
+    s16::score_lanes<kLocal>(l.codes.data() + base, edges.data() + y * cells + base / 2, m, n0, n1,
+                             p16, chunks, r0, r1);
     CHECK(chunks.calls == (m + s16::kRows - 1) / s16::kRows);
-    by_slot[lane0 * slots + slot] = r0;
-    if (paired) by_slot[(lane0 + 1) * slots + slot] = r1;
+    by_slot[y * slots + slot0] = r0;
+    if (slot1 < slots) by_slot[y * slots + slot1] = r1;
   }
 }
 
@@ -144,14 +135,13 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
   Emulated e;
   e.out.assign(queries.size() * slots, gpu::PairScore{-9999, -9, -9});
   e.flagged.assign(queries.size() * slots, 0);
-  e.partner_length.assign(queries.size(), -1);
+  e.partner_length.assign(slots, -1);
+  for (std::size_t s = 0; s < slots; ++s)
+    if ((s ^ 1) < slots) e.partner_length[l.order[s]] = static_cast<int>(l.slot_len[s ^ 1]);
   std::vector<gpu::PairScore> by_slot;
   for (std::uint32_t first = 0; first < queries.size(); first += per_launch) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries.size() - first));
-    for (std::uint32_t q = 0; q < count; ++q)
-      if ((q ^ 1) < count)
-        e.partner_length[first + q] = static_cast<int>(queries[first + (q ^ 1)].size());
     if (mode == AlignMode::local)
       run_launch<true>(l, params, p16, queries, first, count, rng, by_slot);
     else
@@ -177,7 +167,7 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
 
 // Every pair equals the reference; flags are exactly the pairs 16 bits
 // cannot score (local: best >= sat_limit; global: the a-priori bound on the
-// thread's longer query fails). Returns the number of flagged pairs.
+// thread's longer lane fails). Returns the number of flagged pairs.
 std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mode,
                                       const Flat& queries, const Flat& targets,
                                       std::mt19937_64& rng, std::uint32_t per_launch = 3) {
@@ -200,7 +190,7 @@ std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mod
           expect_flag = want.score >= p16.sat_limit;
         else
           expect_flag =
-              !s16::global_pair_fits(std::max<std::int64_t>(m, e.partner_length[q]), n, p16);
+              !s16::global_pair_fits(m, std::max<std::int64_t>(n, e.partner_length[t]), p16);
       }
       if (flagged != expect_flag && ++wrong_flags <= 5)
         UNSCOPED_INFO("query " << q << " (" << m << ") target " << t << " (" << n << "): flagged "
@@ -266,8 +256,7 @@ TEST_CASE("emulated 16-bit search scores equal reference_score on random inputs"
         queries.add(test::encode(scheme, related));
         // All the same letter, against a run of it (ties everywhere).
         queries.add(test::encode(scheme, std::string(45, letters[0])));
-        // 47 targets, 10 queries in launches of 3: odd launches leave a
-        // query without a partner lane.
+        // 47 targets: an odd count leaves the last slot without a partner.
         for (int k = 0; k < 47; ++k) {
           std::string s;
           if (k < 3)
@@ -301,9 +290,8 @@ TEST_CASE("emulated 16-bit search: saturating pairs are flagged and rerun, their
     const std::string w_mix =
         std::string(1500, 'W') + rng.random(amino, 40) + std::string(1500, 'W');
     queries.add(test::encode(blosum62, w_mix));
-    // Two queries per launch pair up in one thread: saturating (3,000 W)
-    // and exact (random) lanes side by side, of different lengths; the odd
-    // third query runs alone.
+    // Neighbouring lengths pair up in one thread: saturating and exact lanes
+    // side by side, and lanes of different lengths.
     for (int len : {3000, 2999, 2978, 2977, 2960, 2900, 1200, 1199, 40, 3})
       targets.add(test::encode(blosum62, std::string(static_cast<std::size_t>(len), 'W')));
     targets.add(test::encode(blosum62, rng.mutate(std::string(3000, 'W'), amino, 0.02)));
