@@ -4,8 +4,9 @@
 # search kernel in 16-bit lanes (the default) and in 32-bit lanes
 # (SEQFUSE_ALIGN_LANES=32), alternating, three runs each, with the trace
 # (flagged and rerun pairs) and the summary line (end-to-end and device
-# GCUPS); the two outputs must be identical. Needs bundle/ with --data. Run
-# as device-run.sh's extra step:
+# GCUPS); the two outputs must be identical. LANES_BASELINE=PATH (another
+# seqfuse build, carried along) runs after ours in each round, 16-bit lanes,
+# same check. Needs bundle/ with --data. Run as device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-align-lanes.sh bash scripts/device-run.sh
 set -uo pipefail
 sf=bundle/bin/seqfuse
@@ -21,8 +22,18 @@ for run in 1 2 3; do
       /usr/bin/time -f "wall %e s" "$sf" align-sw "$dir/QUERY.fasta" "$dir/DB.fasta" \
       -t "$threads" -o "$dir/hits$lanes.tsv" 2>&1
   done
+  if [ -n "${LANES_BASELINE:-}" ]; then
+    echo "== protein search, baseline $LANES_BASELINE, run $run"
+    LD_LIBRARY_PATH="$PWD/bundle/lib:${LD_LIBRARY_PATH:-}" SEQFUSE_TRACE=1 \
+      /usr/bin/time -f "wall %e s" "$LANES_BASELINE" align-sw "$dir/QUERY.fasta" "$dir/DB.fasta" \
+      -t "$threads" -o "$dir/hits-baseline.tsv" 2>&1
+  fi
 done
 cmp "$dir/hits16.tsv" "$dir/hits32.tsv" && echo "16-bit and 32-bit outputs identical"
+if [ -n "${LANES_BASELINE:-}" ]; then
+  cmp "$dir/hits16.tsv" "$dir/hits-baseline.tsv" && echo "baseline output identical" ||
+    echo "BASELINE OUTPUT DIFFERS"
+fi
 # The search kernels' SASS, for counting instructions per cell (this
 # machine's toolkit has cuobjdump; the development machine's does not).
 cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
