@@ -185,9 +185,44 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   return stats;
 }
 
+// The kept hits of queries [first, first + kept.size()) in output order, as
+// AlignHits, traced on the GPU with --traceback (each traced score checked
+// against the search's), handed to `emit`. `tracer` holds the queries and
+// every target, or with parts only `kept_targets` (sorted: the targets some
+// hit kept, so that a set too large for the device need not be uploaded
+// again to trace a few of them); empty kept_targets: every target.
+void emit_kept(const AlignJob& job, std::span<const std::vector<ScoredTarget>> kept,
+               std::size_t first, std::span<const std::uint32_t> kept_targets, GpuTracer* tracer,
+               std::vector<AlignHit>& hits, const EmitHits& emit) {
+  hits.clear();
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    for (const ScoredTarget& hit : kept[i])
+      hits.push_back({static_cast<std::uint32_t>(first + i), hit.target, to_result(hit.score)});
+  if (tracer != nullptr) {
+    std::vector<PairIndex> pairs;
+    for (const AlignHit& hit : hits) {
+      std::uint32_t target = hit.target;  // its index in the tracer's targets
+      if (!kept_targets.empty())
+        target = static_cast<std::uint32_t>(
+            std::lower_bound(kept_targets.begin(), kept_targets.end(), target) -
+            kept_targets.begin());
+      pairs.push_back({hit.query, target});
+    }
+    std::vector<AlignResult> traced(pairs.size());
+    tracer->align_pairs(pairs, traced);
+    for (std::size_t k = 0; k < hits.size(); ++k) {
+      const gpu::PairScore scored{hits[k].result.score, hits[k].result.query_end,
+                                  hits[k].result.target_end};
+      hits[k].result = checked_against_score(std::move(traced[k]), scored);
+    }
+  }
+  emit(hits);
+  if (job.progress) job.progress(first + kept.size());
+}
+
 // Search and all-against-all on the GPU, the target set resident: targets
 // uploaded once, queries scored in chunks, the top hits of each query kept
-// (and traced with --traceback, on the GPU, checked against the scores).
+// (and traced with --traceback, on the GPU) and written chunk by chunk.
 AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
                                       const EncodedSequences& queries,
                                       const EncodedSequences& targets, std::span<const Codes> q,
@@ -199,12 +234,10 @@ AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& 
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
                                          /*device_budget_bytes=*/0, job.threads);
   std::vector<gpu::PairScore> scores;
-
+  const TargetRange all{0, static_cast<std::uint32_t>(t.size())};
   const std::size_t chunk =
       std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(t.size(), 1));
-  std::vector<std::vector<std::uint32_t>> picked;  // per query of a chunk
-  std::vector<PairIndex> kept;
-  std::vector<AlignResult> traced;
+  std::vector<std::vector<ScoredTarget>> kept;  // per query of a chunk
   std::vector<AlignHit> hits;
   for (std::size_t first = 0; first < q.size(); first += chunk) {
     const std::size_t count = std::min(chunk, q.size() - first);
@@ -212,34 +245,17 @@ AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& 
     stats.pairs += std::uint64_t{count} * t.size();
     stats.cells += cells_of(q.subspan(first, count), t);
 
-    // Top hits of each query of the chunk, in output order; queries on
-    // threads of their own (a query against 4.4 M targets takes ~20 ms).
-    picked.resize(count);
+    // Top hits of each query of the chunk; queries on threads of their own
+    // (a query against 4.4 M targets takes ~20 ms).
+    kept.assign(count, {});
     parallel_chunks(count, 1, job.threads, [&](unsigned, std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         const std::span<const gpu::PairScore> row(scores.data() + i * t.size(), t.size());
-        select_top(row, job.layout == PairLayout::all_vs_all ? first + i + 1 : 0, job.top,
-                   picked[i]);
+        keep_top_of_part(row, all, job.layout == PairLayout::all_vs_all ? first + i + 1 : 0,
+                         job.top, kept[i]);
       }
     });
-    kept.clear();
-    for (std::size_t i = 0; i < count; ++i)
-      for (std::uint32_t ti : picked[i])
-        kept.push_back({static_cast<std::uint32_t>(first + i), ti});
-    const auto score_of = [&](const PairIndex& pair) -> const gpu::PairScore& {
-      return scores[(pair.query - first) * t.size() + pair.target];
-    };
-    hits.clear();
-    for (const PairIndex& pair : kept)
-      hits.push_back({pair.query, pair.target, to_result(score_of(pair))});
-    if (job.traceback) {
-      traced.resize(kept.size());
-      tracer->align_pairs(kept, traced);
-      for (std::size_t k = 0; k < kept.size(); ++k)
-        hits[k].result = checked_against_score(std::move(traced[k]), score_of(kept[k]));
-    }
-    emit(hits);
-    if (job.progress) job.progress(first + count);
+    emit_kept(job, kept, first, {}, tracer.get(), hits, emit);
   }
   stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
   return stats;
@@ -263,36 +279,6 @@ std::uint64_t part_residues(const AlignJob& job, std::uint64_t residues, std::ui
   constexpr std::uint64_t kEdgeBytes = 4 * 2;  // per residue, two queries in flight
   const std::uint64_t fits = gpu::free_device_memory() / 4 * 3 / (2 + kEdgeBytes);
   return std::min(std::max(residues / 4 + longest, kMinPart), fits);
-}
-
-// The kept hits of queries [first, first + count) in output order, as
-// AlignHits; traced on the GPU with --traceback. `tracer` holds the queries
-// and `kept_targets` (sorted): the targets some hit kept, so that a set too
-// large for the device need not be uploaded again to trace a few of them.
-void emit_kept(const AlignJob& job, std::span<const std::vector<ScoredTarget>> kept,
-               std::size_t first, std::span<const std::uint32_t> kept_targets, GpuTracer* tracer,
-               std::vector<AlignHit>& hits, const EmitHits& emit) {
-  hits.clear();
-  std::vector<PairIndex> pairs;
-  for (std::size_t i = 0; i < kept.size(); ++i)
-    for (const ScoredTarget& hit : kept[i]) {
-      hits.push_back({static_cast<std::uint32_t>(first + i), hit.target, to_result(hit.score)});
-      const auto local = std::lower_bound(kept_targets.begin(), kept_targets.end(), hit.target);
-      pairs.push_back({static_cast<std::uint32_t>(first + i),
-                       static_cast<std::uint32_t>(local - kept_targets.begin())});
-    }
-  if (tracer != nullptr) {
-    std::vector<AlignResult> traced(pairs.size());
-    tracer->align_pairs(pairs, traced);
-    std::size_t k = 0;
-    for (const auto& row : kept)
-      for (const ScoredTarget& hit : row) {
-        hits[k].result = checked_against_score(std::move(traced[k]), hit.score);
-        ++k;
-      }
-  }
-  emit(hits);
-  if (job.progress) job.progress(first + kept.size());
 }
 
 // Search and all-against-all on the GPU with a target set in parts, one
