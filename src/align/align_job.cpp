@@ -265,7 +265,8 @@ AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& 
 // upload: part k + 1 is uploaded and interleaved (about 0.5 s per G
 // residues on an H100) while part k is scored, so only the first part's
 // upload is waited for; each part costs launches and a tail of its own. A
-// 2 G-residue set in 4 parts took 5.29 s against 5.86 s resident (run 18a).
+// 2 G-residue set took 5.29-5.80 s in 3 to 9 parts against 5.86-6.29 s
+// resident (runs 18a, 18b).
 // Memory: a resident residue takes 1 byte and each query in flight 4 bytes
 // of edges per residue (score_db16.cu); two parts (or one and the tracer's
 // copy of the whole set) and two queries' edges fit in 3/4 of free memory.
