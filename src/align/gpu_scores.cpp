@@ -46,10 +46,6 @@ GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedS
           gpu::DeviceTargetSet(targets.flat_codes(),
                                targets.offsets().subspan(part.begin, part.size() + 1))}) {}
 
-std::size_t GpuScorer::targets() const noexcept {
-  return state_->targets.size();
-}
-
 GpuScorer::~GpuScorer() = default;
 
 void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
@@ -87,9 +83,6 @@ GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&) {
 }
 GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&, TargetRange) {
   throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
-}
-std::size_t GpuScorer::targets() const noexcept {
-  return 0;
 }
 GpuScorer::~GpuScorer() = default;
 void GpuScorer::score_all(const EncodedSequences&, std::size_t, std::size_t,

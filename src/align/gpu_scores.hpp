@@ -30,9 +30,7 @@ class GpuScorer {
   GpuScorer(const GpuScorer&) = delete;
   GpuScorer& operator=(const GpuScorer&) = delete;
 
-  [[nodiscard]] std::size_t targets() const noexcept;
-
-  // out[(q - first) * targets() + t] for queries [first, first + count):
+  // out[(q - first) * targets + t] for queries [first, first + count):
   // scores and end cells, kept compact (a search of 500 x 20,000 proteins
   // has 10 M of them; the caller makes AlignResults of the hits it keeps).
   void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
