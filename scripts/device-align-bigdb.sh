@@ -14,6 +14,8 @@
 # search with it, after ours, same check. Needs bundle/ with --data. Run as device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-align-bigdb.sh bash scripts/device-run.sh --no-cpu-tests
 set -uo pipefail
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
 sf=bundle/bin/seqfuse
 copies=${ALIGN_BIGDB_COPIES:-221}
 queries=${ALIGN_BIGDB_QUERIES:-10}
@@ -37,7 +39,7 @@ done
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 if [ -n "${ALIGN_BIGDB_BASELINE:-}" ]; then
   echo "== large-database search, baseline $ALIGN_BIGDB_BASELINE"
-  LD_LIBRARY_PATH="$PWD/bundle/lib:${LD_LIBRARY_PATH:-}" SEQFUSE_TRACE=1 \
+  SEQFUSE_TRACE=1 with_bundle_libs \
     /usr/bin/time -f "wall %e s, max RSS %M KiB" "$ALIGN_BIGDB_BASELINE" align-sw \
     "$dir/QUERY.fasta" "$dir/DB.fasta" -t "$threads" -o "$dir/hits-baseline.tsv" 2>&1
   cmp "$dir/hits.tsv" "$dir/hits-baseline.tsv" && echo "check: baseline output identical" ||

@@ -9,6 +9,8 @@
 # same check. Needs bundle/ with --data. Run as device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-align-lanes.sh bash scripts/device-run.sh
 set -uo pipefail
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
 sf=bundle/bin/seqfuse
 dir=/tmp/seqfuse-lanes
 mkdir -p "$dir"
@@ -24,7 +26,7 @@ for run in 1 2 3; do
   done
   if [ -n "${LANES_BASELINE:-}" ]; then
     echo "== protein search, baseline $LANES_BASELINE, run $run"
-    LD_LIBRARY_PATH="$PWD/bundle/lib:${LD_LIBRARY_PATH:-}" SEQFUSE_TRACE=1 \
+    SEQFUSE_TRACE=1 with_bundle_libs \
       /usr/bin/time -f "wall %e s" "$LANES_BASELINE" align-sw "$dir/QUERY.fasta" "$dir/DB.fasta" \
       -t "$threads" -o "$dir/hits-baseline.tsv" 2>&1
   fi

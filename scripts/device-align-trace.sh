@@ -12,6 +12,8 @@
 # --traceback runs with it too, right after each of ours, and requires the
 # two outputs to be byte-identical.
 set -uo pipefail
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
 sf=bundle/bin/seqfuse
 dir=/tmp/seqfuse-bench/dna_pairs
 if [ -n "${DNA_PAIRS:-}" ]; then
@@ -31,7 +33,7 @@ for mode in sw nw; do
       --gap-open 5 --gap-extend 2 -t "$threads" -o "$dir/out.tsv" 2>&1
     if [ -n "$extra" ] && [ -n "${TRACE_BASELINE:-}" ]; then
       echo "== trace: baseline $TRACE_BASELINE align-$mode --pairs $extra"
-      LD_LIBRARY_PATH="$PWD/bundle/lib:${LD_LIBRARY_PATH:-}" SEQFUSE_TRACE=1 \
+      SEQFUSE_TRACE=1 with_bundle_libs \
         /usr/bin/time -f "wall %e s, peak RSS %M KB" "$TRACE_BASELINE" "align-$mode" "$dir/q.fa" "$dir/t.fa" --pairs $extra --match 2 \
         --mismatch -3 --gap-open 5 --gap-extend 2 -t "$threads" -o "$dir/baseline.tsv" 2>&1
       if cmp -s "$dir/out.tsv" "$dir/baseline.tsv"; then

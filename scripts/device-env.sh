@@ -5,6 +5,9 @@
 #                   machine's CUDA lib64 (cuBLASLt, not carried) on the
 #                   library path
 #   find_ncu        prints the path of Nsight Compute's ncu, or nothing
+#   with_bundle_libs CMD...  runs CMD with bundle/lib first on the library
+#                   path: for another seqfuse build carried beside the bundle
+#                   (a baseline), which has no rpath to it
 # Call from the repo root.
 
 prepare_bundle() {
@@ -25,4 +28,8 @@ prepare_bundle() {
 find_ncu() {
   command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1 ||
     true
+}
+
+with_bundle_libs() {
+  LD_LIBRARY_PATH="$PWD/bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
 }
