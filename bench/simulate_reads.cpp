@@ -17,7 +17,7 @@
 
 #include "core/error.hpp"
 #include "io/sequence_reader.hpp"
-#include "primitives/base_code.hpp"
+#include "gpu/primitives/base_code.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 #endif
 
-#include "primitives/host_device.hpp"
+#include "gpu/primitives/host_device.hpp"
 
 #if SEQFUSE_VENDOR_HIP
 using gpuError_t = hipError_t;

@@ -4,10 +4,10 @@
 // (score_pairs.cu, score_db_long.cu).
 #pragma once
 
-#include "../vendor.cuh"  // first: HIP defines __host__ there
+#include "gpu/vendor.cuh"  // first: HIP defines __host__ there
 
-#include "../primitives/dpx.cuh"
-#include "pair_dp.hpp"
+#include "gpu/primitives/dpx.cuh"
+#include "gpu/align/pair_dp.hpp"
 
 namespace seqfuse::gpu {
 

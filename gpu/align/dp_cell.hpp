@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "../primitives/host_device.hpp"
+#include "gpu/primitives/host_device.hpp"
 
 namespace seqfuse::align {
 

@@ -22,7 +22,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "dp_cell.hpp"
+#include "gpu/align/dp_cell.hpp"
 
 
 // Query rows held in registers per chunk; a build flag so variants can be

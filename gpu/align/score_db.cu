@@ -10,18 +10,18 @@
 // the queries of the pairs 16 bits cannot score exactly; without
 // ScoreParams::narrow_lanes (or for scorings 16 bits cannot hold), this one
 // alone.
-#include "../vendor.cuh"  // first: HIP defines __host__ there
+#include "gpu/vendor.cuh"  // first: HIP defines __host__ there
 
 #include <algorithm>
 #include <climits>
 #include <numeric>
 #include <utility>
 
-#include "../primitives/dpx.cuh"
-#include "core/report.hpp"
-#include "score_db.hpp"
-#include "search16_dp.hpp"
-#include "search_table.cuh"
+#include "gpu/primitives/dpx.cuh"
+#include "gpu/trace.hpp"
+#include "gpu/align/score_db.hpp"
+#include "gpu/align/search16_dp.hpp"
+#include "gpu/align/search_table.cuh"
 
 namespace seqfuse::gpu {
 namespace {

@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
 
 namespace seqfuse::gpu {
 namespace search16 {

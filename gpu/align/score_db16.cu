@@ -3,10 +3,10 @@
 // with the CPU emulation test); pairs it cannot score exactly come back as
 // search16::kRerun and DeviceTargetSet::score reruns them with the 32-bit
 // kernel (score_db.cu).
-#include "../vendor.cuh"  // first: HIP defines __host__ there
+#include "gpu/vendor.cuh"  // first: HIP defines __host__ there
 
-#include "../primitives/dpx.cuh"
-#include "search16_dp.hpp"
+#include "gpu/primitives/dpx.cuh"
+#include "gpu/align/search16_dp.hpp"
 
 namespace seqfuse::gpu {
 namespace {

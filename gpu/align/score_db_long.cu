@@ -2,14 +2,14 @@
 // query split over the lanes in a wavefront (wavefront_dp.hpp says why and
 // how). DeviceTargetSet::score runs it on the longest slots beside the
 // 16-bit kernel.
-#include "../vendor.cuh"  // first: HIP defines __host__ there
+#include "gpu/vendor.cuh"  // first: HIP defines __host__ there
 
 #include <climits>
 
-#include "device_max_plus.cuh"
-#include "score_db.hpp"
-#include "search_table.cuh"
-#include "wavefront_dp.hpp"
+#include "gpu/align/device_max_plus.cuh"
+#include "gpu/align/score_db.hpp"
+#include "gpu/align/search_table.cuh"
+#include "gpu/align/wavefront_dp.hpp"
 
 namespace seqfuse::gpu {
 namespace {

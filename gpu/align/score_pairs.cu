@@ -4,7 +4,7 @@
 // letters (score_pairs.hpp); each batch goes to the device in one copy and
 // its scores come back in one copy. `--pairs` scores through it; the
 // [gpu][pairs] tests (tests/gpu/test_gpu_align_pairs.cpp) check it.
-#include "../vendor.cuh"  // first: HIP defines __host__ there
+#include "gpu/vendor.cuh"  // first: HIP defines __host__ there
 
 #include <algorithm>
 #include <atomic>
@@ -12,11 +12,10 @@
 #include <cstring>
 #include <memory>
 
-#include "../primitives/dpx.cuh"
-#include "core/parallel.hpp"
-#include "core/report.hpp"
-#include "device_max_plus.cuh"
-#include "score_pairs.hpp"
+#include "gpu/primitives/dpx.cuh"
+#include "gpu/trace.hpp"
+#include "gpu/align/device_max_plus.cuh"
+#include "gpu/align/score_pairs.hpp"
 
 namespace seqfuse::gpu {
 namespace {
@@ -107,10 +106,10 @@ bool fits_int32(std::uint64_t m, std::uint64_t n, const ScoreParams& p) {
 // Groups of pairs one packing task takes (64 pairs each).
 constexpr std::size_t kPackGroupsPerChunk = 64;
 
-// Whether every code is below `alphabet`, checked on `threads` threads.
-bool codes_below(std::span<const std::uint8_t> codes, int alphabet, unsigned threads) {
+// Whether every code is below `alphabet`, checked on the loop's threads.
+bool codes_below(std::span<const std::uint8_t> codes, int alphabet, const HostLoop& loop) {
   std::atomic<bool> ok{true};
-  parallel_chunks(codes.size(), std::size_t{1} << 22, threads,
+  loop(codes.size(), std::size_t{1} << 22,
                   [&](unsigned, std::size_t begin, std::size_t end) {
                     bool chunk_ok = true;
                     for (std::size_t i = begin; i < end; ++i) chunk_ok &= codes[i] < alphabet;
@@ -161,15 +160,15 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
                                std::span<const std::uint8_t> target_codes,
                                std::span<const std::uint64_t> target_offsets,
                                std::span<PairScore> out, std::uint64_t budget_bytes,
-                               bool force_wide_edges, unsigned threads) {
+                               bool force_wide_edges, const HostLoop& loop) {
   kernel_seconds_ = 0;
   batches_ = 0;
   if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   const std::size_t count = query_offsets.empty() ? 0 : query_offsets.size() - 1;
   if (target_offsets.size() != query_offsets.size() || out.size() != count)
     return Status::kInvalidSize;
-  if (!codes_below(query_codes, params.alphabet_size, threads) ||
-      !codes_below(target_codes, params.alphabet_size, threads))
+  if (!codes_below(query_codes, params.alphabet_size, loop) ||
+      !codes_below(target_codes, params.alphabet_size, loop))
     return Status::kInvalidArgument;
 
   std::vector<PairInput> pairs(count);
@@ -189,7 +188,7 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
   const align::GapPenalties gaps{params.gap_open, params.gap_extend};
   const std::vector<PairBatch> plan = plan_pair_batches(
       pairs, gaps, max_substitution, budget_bytes ? budget_bytes : default_budget(), bits,
-      force_wide_edges, threads);
+      force_wide_edges, loop);
   batches_ = plan.size();
   trace("align pairs: checked and planned");
 
@@ -219,7 +218,7 @@ Status DevicePairScorer::score(const ScoreParams& params, std::span<const std::u
     const std::span words(reinterpret_cast<std::uint32_t*>(bytes), batch.words);
     // Packing is the host's main cost (1 M pairs of 150 bp: ~150 MB of
     // words); groups are disjoint word ranges, shared out over the threads.
-    parallel_chunks(batch.groups.size(), kPackGroupsPerChunk, threads,
+    loop(batch.groups.size(), kPackGroupsPerChunk,
                     [&](unsigned, std::size_t begin, std::size_t end) {
                       pack_pair_groups(batch, pairs, query_codes.data(), target_codes.data(), bits,
                                        words, begin, end);

@@ -15,11 +15,11 @@
 #include <span>
 #include <vector>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
-#include "core/parallel.hpp"
-#include "pair_dp.hpp"
-#include "score_db.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
+#include "gpu/host_loop.hpp"
+#include "gpu/align/pair_dp.hpp"
+#include "gpu/align/score_db.hpp"
 
 namespace seqfuse::gpu {
 
@@ -88,20 +88,20 @@ struct PairOrderKey {
   }
 };
 
-// Sorts keys on `threads` threads: slices sorted in parallel, then merged
+// Sorts keys on the loop's threads: slices sorted in parallel, then merged
 // pairwise (1 M pairs: a stable_sort through the pair records took ~0.3 s).
-inline void sort_pair_keys(std::vector<PairOrderKey>& keys, unsigned threads) {
-  const std::size_t slices = std::clamp<std::size_t>(keys.size() >> 16, 1, std::max(threads, 1U));
+inline void sort_pair_keys(std::vector<PairOrderKey>& keys, const HostLoop& loop) {
+  const std::size_t slices = std::clamp<std::size_t>(keys.size() >> 16, 1, loop.workers());
   const std::size_t per = (keys.size() + slices - 1) / slices;
   const auto at = [&](std::size_t slice) {
     return keys.begin() + static_cast<std::ptrdiff_t>(std::min(keys.size(), slice * per));
   };
-  parallel_chunks(slices, 1, threads, [&](unsigned, std::size_t begin, std::size_t) {
+  loop(slices, 1, [&](unsigned, std::size_t begin, std::size_t) {
     std::sort(at(begin), at(begin + 1));
   });
   for (std::size_t width = 1; width < slices; width *= 2) {
     const std::size_t merges = (slices + 2 * width - 1) / (2 * width);
-    parallel_chunks(merges, 1, threads, [&](unsigned, std::size_t begin, std::size_t) {
+    loop(merges, 1, [&](unsigned, std::size_t begin, std::size_t) {
       const std::size_t first = begin * 2 * width;
       std::inplace_merge(at(first), at(first + width), at(first + 2 * width));
     });
@@ -117,13 +117,14 @@ inline void sort_pair_keys(std::vector<PairOrderKey>& keys, unsigned threads) {
 inline std::vector<PairBatch> plan_pair_batches(std::span<const PairInput> pairs,
                                                 align::GapPenalties gaps, int max_substitution,
                                                 std::uint64_t budget_bytes, int code_bits,
-                                                bool force_wide = false, unsigned threads = 1) {
+                                                bool force_wide = false,
+                                                const HostLoop& loop = {}) {
   using namespace align::pairs;
   const std::uint64_t per_word = 32 / static_cast<std::uint64_t>(code_bits);
   const auto chunks = [](std::uint32_t m) { return (m + kRows - 1) / kRows; };
   std::vector<PairOrderKey> keys(pairs.size());
-  parallel_chunks(
-      pairs.size(), std::size_t{1} << 16, threads,
+  loop(
+      pairs.size(), std::size_t{1} << 16,
       [&](unsigned, std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
           const PairInput& p = pairs[k];
@@ -133,7 +134,7 @@ inline std::vector<PairBatch> plan_pair_batches(std::span<const PairInput> pairs
           keys[k].minor = std::uint64_t{~p.m} << 32 | k;
         }
       });
-  sort_pair_keys(keys, threads);
+  sort_pair_keys(keys, loop);
   const auto first_narrow = std::partition_point(
       keys.begin(), keys.end(), [](const PairOrderKey& key) { return !key.narrow(); });
   std::vector<PairBatch> batches;
@@ -241,14 +242,14 @@ class DevicePairScorer {
   // reference_score. Codes are letter codes below params.alphabet_size;
   // sequence k is codes[offsets[k], offsets[k + 1]). budget_bytes bounds
   // the device memory of one batch (0: a share of what is free); tests
-  // lower it to force many batches. `threads` host threads check the codes
-  // and pack the letters. Blocks until the scores are on the host.
+  // lower it to force many batches. The loop's host threads check the
+  // codes and pack the letters. Blocks until the scores are on the host.
   [[nodiscard]] Status score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
                              std::span<const std::uint64_t> query_offsets,
                              std::span<const std::uint8_t> target_codes,
                              std::span<const std::uint64_t> target_offsets,
                              std::span<PairScore> out, std::uint64_t budget_bytes = 0,
-                             bool force_wide_edges = false, unsigned threads = 1);
+                             bool force_wide_edges = false, const HostLoop& loop = {});
 
   // Of the last score() call: seconds inside the kernels (device events),
   // and the number of launches.

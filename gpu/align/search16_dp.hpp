@@ -34,8 +34,8 @@
 #include <span>
 #include <vector>
 
-#include "../primitives/dpx.cuh"
-#include "score_db.hpp"
+#include "gpu/primitives/dpx.cuh"
+#include "gpu/align/score_db.hpp"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define SF_S16_DEVICE_PASS 1

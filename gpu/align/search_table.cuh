@@ -5,9 +5,9 @@
 // for rows past the query's end.
 #pragma once
 
-#include "../vendor.cuh"  // first: HIP defines __host__ there
+#include "gpu/vendor.cuh"  // first: HIP defines __host__ there
 
-#include "pair_dp.hpp"
+#include "gpu/align/pair_dp.hpp"
 
 namespace seqfuse::gpu {
 

@@ -18,8 +18,8 @@
 #include <climits>
 #include <cstdint>
 
-#include "dp_cell.hpp"
-#include "pair_dp.hpp"
+#include "gpu/align/dp_cell.hpp"
+#include "gpu/align/pair_dp.hpp"
 
 namespace seqfuse::align::trace {
 

@@ -17,8 +17,8 @@
 #include <span>
 #include <vector>
 
-#include "score_pairs.hpp"
-#include "trace_dp.hpp"
+#include "gpu/align/score_pairs.hpp"
+#include "gpu/align/trace_dp.hpp"
 
 namespace seqfuse::align::trace {
 
@@ -115,11 +115,11 @@ inline void add_group(std::span<const PlanPair> pairs, std::span<const std::uint
 // waves, as many as the budget holds of the largest pair (pairs come
 // longest first), at least one.
 //
-// The sort runs on `threads` threads (10 M pairs: 1.4 s on one core of the
+// The sort runs on the loop's threads (10 M pairs: 1.4 s on one core of the
 // development machine, by an indirect stable sort).
 inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t budget_bytes,
                                 std::uint64_t max_cells = UINT64_MAX, std::size_t wave_pairs = 0,
-                                unsigned threads = 1) {
+                                const gpu::HostLoop& loop = {}) {
   TracePlan plan;
   // One key per pair: longer queries first, then longer targets, then input
   // order (complemented lengths sort ascending).
@@ -133,7 +133,7 @@ inline TracePlan plan_traceback(std::span<const PlanPair> pairs, std::uint64_t b
     else
       keys.push_back({std::uint64_t{~m} << 32 | ~n, k});
   }
-  gpu::sort_pair_keys(keys, threads);
+  gpu::sort_pair_keys(keys, loop);
   std::vector<std::uint32_t> order(keys.size());
   for (std::size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].pair();
   keys = {};

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <string>
 
-#include "../vendor.cuh"
-#include "core/report.hpp"
-#include "device_max_plus.cuh"
-#include "score_pairs.hpp"
-#include "trace_plan.hpp"
-#include "traceback.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/trace.hpp"
+#include "gpu/align/device_max_plus.cuh"
+#include "gpu/align/score_pairs.hpp"
+#include "gpu/align/trace_plan.hpp"
+#include "gpu/align/traceback.hpp"
 
 namespace seqfuse::gpu {
 namespace {
@@ -109,7 +109,7 @@ DeviceTracer::DeviceTracer(std::span<const std::uint8_t> query_codes,
   query_codes_ = upload_bytes(query_codes.data(), query_codes.size(), stream_);
   target_codes_ = upload_bytes(target_codes.data(), target_codes.size(), stream_);
   stream_.synchronize();
-  seqfuse::trace("align traceback: sequences uploaded");
+  gpu::trace("align traceback: sequences uploaded");
 }
 
 Status DeviceTracer::can_implement(const ScoreParams& params) {
@@ -125,7 +125,8 @@ Status DeviceTracer::trace(const ScoreParams& params, std::span<const TracePair>
 }
 
 Status DeviceTracer::plan(const ScoreParams& params, std::span<const TracePair> pairs,
-                          TracePlan& plan, std::uint64_t budget_bytes, unsigned threads) const {
+                          TracePlan& plan, std::uint64_t budget_bytes,
+                          const HostLoop& loop) const {
   if (const Status s = can_implement(params); s != Status::kSuccess) return s;
   if (query_max_code_ >= params.alphabet_size || target_max_code_ >= params.alphabet_size)
     return Status::kInvalidArgument;
@@ -148,9 +149,9 @@ Status DeviceTracer::plan(const ScoreParams& params, std::span<const TracePair> 
       kThreads;
   plan.plan =
       align::trace::plan_traceback(plan_pairs, budget_bytes ? budget_bytes : default_budget(),
-                                   kMaxDeviceCells, resident_threads, threads);
+                                   kMaxDeviceCells, resident_threads, loop);
   plan.pair_count = pairs.size();
-  seqfuse::trace("align traceback: " + std::to_string(plan.plan.batches.size()) +
+  gpu::trace("align traceback: " + std::to_string(plan.plan.batches.size()) +
                  " batches planned");
   return Status::kSuccess;
 }
@@ -211,7 +212,7 @@ Status DeviceTracer::run(const ScoreParams& params, const TracePlan& traced_plan
       p.run_offset += base;
       out.pairs[batch.pairs[k]] = p;
     }
-    seqfuse::trace("align traceback: batch of " + std::to_string(count) + " pairs done");
+    gpu::trace("align traceback: batch of " + std::to_string(count) + " pairs done");
   }
   for (DeviceBuffer* b : {&jobs, &words, &edges, &runs, &traced, &fill})
     scratch_pool_.release(std::move(*b));

@@ -10,11 +10,11 @@
 #include <span>
 #include <vector>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
-#include "score_db.hpp"
-#include "trace_dp.hpp"
-#include "trace_plan.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
+#include "gpu/align/score_db.hpp"
+#include "gpu/align/trace_dp.hpp"
+#include "gpu/align/trace_plan.hpp"
 
 namespace seqfuse::gpu {
 
@@ -66,10 +66,10 @@ class DeviceTracer {
   // device is busy: batches then fit what is free when plan() runs, and
   // run() needs at least that much free. run() takes a plan of this
   // tracer's for `params`; out.pairs follows the planned pairs' order.
-  // `threads` host threads sort the pairs.
+  // The loop's host threads sort the pairs.
   [[nodiscard]] Status plan(const ScoreParams& params, std::span<const TracePair> pairs,
                             TracePlan& plan, std::uint64_t budget_bytes = 0,
-                            unsigned threads = 1) const;
+                            const HostLoop& loop = {}) const;
   [[nodiscard]] Status run(const ScoreParams& params, const TracePlan& plan, TraceOutput& out);
 
  private:

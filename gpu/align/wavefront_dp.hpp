@@ -21,9 +21,9 @@
 
 #include <cstdint>
 
-#include "dp_cell.hpp"
-#include "pair_dp.hpp"
-#include "score_db.hpp"
+#include "gpu/align/dp_cell.hpp"
+#include "gpu/align/pair_dp.hpp"
+#include "gpu/align/score_db.hpp"
 
 namespace seqfuse::gpu::wavefront {
 

@@ -2,8 +2,8 @@
 #include <cstdint>
 #include <map>
 
-#include "../vendor.cuh"
-#include "count_histogram.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/kmer/count_histogram.hpp"
 
 namespace seqfuse::gpu {
 namespace {

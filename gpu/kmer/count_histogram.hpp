@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
 
 namespace seqfuse::gpu {
 

@@ -1,8 +1,8 @@
 #include <cstdint>
 
-#include "../primitives/device_sort.cuh"
-#include "../vendor.cuh"
-#include "fastq_text.hpp"
+#include "gpu/primitives/device_sort.cuh"
+#include "gpu/vendor.cuh"
+#include "gpu/kmer/fastq_text.hpp"
 
 namespace seqfuse::gpu {
 namespace {

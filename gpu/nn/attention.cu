@@ -1,8 +1,8 @@
 #include <cmath>
 
-#include "../vendor.cuh"
-#include "attention.hpp"
-#include "launch.cuh"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/attention.hpp"
+#include "gpu/nn/launch.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

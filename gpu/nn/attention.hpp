@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
-#include "nn_types.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
+#include "gpu/nn/nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 

@@ -12,10 +12,10 @@
 // softmax's exponent per pair.
 #include <cmath>
 
-#include "../vendor.cuh"
-#include "attention.hpp"
-#include "launch.cuh"
-#include "mma.cuh"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/attention.hpp"
+#include "gpu/nn/launch.cuh"
+#include "gpu/nn/mma.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

@@ -1,6 +1,6 @@
-#include "../vendor.cuh"
-#include "convert.hpp"
-#include "launch.cuh"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/convert.hpp"
+#include "gpu/nn/launch.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

@@ -1,4 +1,4 @@
-#include "../vendor.cuh"
+#include "gpu/vendor.cuh"
 
 #if SEQFUSE_VENDOR_CUDA
 #include <dlfcn.h>
@@ -6,8 +6,8 @@
 #include <mutex>
 #include <string>
 
-#include "core/error.hpp"
-#include "cublaslt_api.hpp"
+#include "gpu/error.hpp"
+#include "gpu/nn/cublaslt_api.hpp"
 
 namespace seqfuse::gpu::nn {
 namespace {

@@ -1,6 +1,6 @@
-#include "../vendor.cuh"
-#include "embedding.hpp"
-#include "launch.cuh"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/embedding.hpp"
+#include "gpu/nn/launch.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

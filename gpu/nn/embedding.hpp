@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
 
 namespace seqfuse::gpu::nn {
 

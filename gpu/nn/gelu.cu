@@ -1,8 +1,8 @@
-#include "../vendor.cuh"
-#include "gelu.hpp"
-#include "launch.cuh"
-#include "nn_math.hpp"
-#include "pairs.cuh"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/gelu.hpp"
+#include "gpu/nn/launch.cuh"
+#include "gpu/nn/nn_math.hpp"
+#include "gpu/nn/pairs.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

@@ -10,14 +10,14 @@
 #include <string>
 #include <tuple>
 
-#include "../vendor.cuh"
-#include "core/error.hpp"
-#include "core/report.hpp"
-#include "gemm.hpp"
-#include "launch.cuh"
+#include "gpu/vendor.cuh"
+#include "gpu/error.hpp"
+#include "gpu/trace.hpp"
+#include "gpu/nn/gemm.hpp"
+#include "gpu/nn/launch.cuh"
 
 #if SEQFUSE_VENDOR_CUDA
-#include "cublaslt_api.hpp"
+#include "gpu/nn/cublaslt_api.hpp"
 #endif
 
 namespace seqfuse::gpu::nn {

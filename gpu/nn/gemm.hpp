@@ -12,9 +12,9 @@
 #include <span>
 #include <string>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
-#include "nn_types.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
+#include "gpu/nn/nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 

@@ -4,8 +4,8 @@
 #include <atomic>
 #include <cstddef>
 
-#include "../runtime.hpp"
-#include "../vendor.cuh"
+#include "gpu/runtime.hpp"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 

@@ -1,7 +1,7 @@
-#include "../vendor.cuh"
-#include "launch.cuh"
-#include "layer_norm.hpp"
-#include "nn_math.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/launch.cuh"
+#include "gpu/nn/layer_norm.hpp"
+#include "gpu/nn/nn_math.hpp"
 
 namespace seqfuse::gpu::nn {
 namespace {

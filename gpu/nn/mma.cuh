@@ -21,8 +21,8 @@
 
 #include <cstdint>
 
-#include "../vendor.cuh"
-#include "nn_types.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/nn_types.hpp"
 
 #if defined(SEQFUSE_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define SEQFUSE_HAVE_MMA 1

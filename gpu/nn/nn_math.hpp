@@ -8,7 +8,7 @@
 // Device code must include ../vendor.cuh before this (HIP defines __host__ there).
 #include <cmath>
 
-#include "../primitives/host_device.hpp"
+#include "gpu/primitives/host_device.hpp"
 
 namespace seqfuse::gpu::nn {
 

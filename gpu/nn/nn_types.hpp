@@ -11,7 +11,7 @@
 #include <cstring>
 
 // Device code must include ../vendor.cuh before this (HIP defines __host__ there).
-#include "../primitives/host_device.hpp"
+#include "gpu/primitives/host_device.hpp"
 
 namespace seqfuse::gpu::nn {
 

@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "../vendor.cuh"
-#include "mma.cuh"
-#include "nn_types.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/mma.cuh"
+#include "gpu/nn/nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 

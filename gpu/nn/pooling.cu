@@ -1,7 +1,7 @@
-#include "../vendor.cuh"
-#include "launch.cuh"
-#include "nn_types.hpp"
-#include "pooling.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/launch.cuh"
+#include "gpu/nn/nn_types.hpp"
+#include "gpu/nn/pooling.hpp"
 
 namespace seqfuse::gpu::nn {
 namespace {

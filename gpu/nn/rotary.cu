@@ -1,7 +1,7 @@
-#include "../vendor.cuh"
-#include "launch.cuh"
-#include "pairs.cuh"
-#include "rotary.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/nn/launch.cuh"
+#include "gpu/nn/pairs.cuh"
+#include "gpu/nn/rotary.hpp"
 
 namespace seqfuse::gpu::nn {
 namespace {

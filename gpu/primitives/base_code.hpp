@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "host_device.hpp"
+#include "gpu/primitives/host_device.hpp"
 
 namespace seqfuse {
 

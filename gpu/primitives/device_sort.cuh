@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../runtime.hpp"
-#include "../vendor.cuh"
+#include "gpu/runtime.hpp"
+#include "gpu/vendor.cuh"
 
 #if SEQFUSE_VENDOR_HIP
 #include <rocprim/rocprim.hpp>

@@ -11,12 +11,13 @@
 #pragma once
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
-#include "../vendor.cuh"  // first: HIP defines __host__ there
+#include "gpu/vendor.cuh"  // first: HIP defines __host__ there
+
 #endif
 
 #include <cstdint>
 
-#include "host_device.hpp"
+#include "gpu/primitives/host_device.hpp"
 
 namespace seqfuse::gpu {
 

@@ -1,8 +1,8 @@
 #include <cstdint>
 
-#include "../vendor.cuh"
-#include "base_code.hpp"
-#include "encode_bases.hpp"
+#include "gpu/vendor.cuh"
+#include "gpu/primitives/base_code.hpp"
+#include "gpu/primitives/encode_bases.hpp"
 
 namespace seqfuse::gpu {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cstddef>
 
-#include "../runtime.hpp"
-#include "../status.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/status.hpp"
 
 namespace seqfuse::gpu {
 

@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
-#include "base_code.hpp"
-#include "host_device.hpp"
+#include "gpu/primitives/base_code.hpp"
+#include "gpu/primitives/host_device.hpp"
 
 namespace seqfuse::kmer {
 

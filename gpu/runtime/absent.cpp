@@ -1,7 +1,7 @@
 // The GPU layer of a build without a GPU backend: no devices, so every
 // --device auto run takes the CPU engine. Device memory cannot be had.
-#include "core/error.hpp"
-#include "runtime.hpp"
+#include "gpu/error.hpp"
+#include "gpu/runtime.hpp"
 
 #include <utility>
 

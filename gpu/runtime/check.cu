@@ -1,7 +1,7 @@
 #include <string>
 
-#include "core/error.hpp"
-#include "vendor.cuh"
+#include "gpu/error.hpp"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu {
 
@@ -12,7 +12,7 @@ void throw_gpu_error(gpuError_t err, const char* call, const char* file, int lin
   if (auto slash = where.rfind('/'); slash != std::string::npos) where.erase(0, slash + 1);
   std::string message = std::string(gpuGetErrorName(err)) + " (" + gpuGetErrorString(err) +
                         ") in " + call + ", " + where + ":" + std::to_string(line);
-  if (err == gpuErrorMemoryAllocation) throw OutOfDeviceMemory("device out of memory: " + message);
+  if (err == gpuErrorMemoryAllocation) throw OutOfMemory("device out of memory: " + message);
   throw Error("GPU call failed: " + message);
 }
 

@@ -1,8 +1,8 @@
 // Backend and device discovery.
 #include <string>
 
-#include "runtime.hpp"
-#include "vendor.cuh"
+#include "gpu/runtime.hpp"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu {
 namespace {

@@ -2,9 +2,9 @@
 #include <string>
 #include <utility>
 
-#include "core/error.hpp"
-#include "runtime.hpp"
-#include "vendor.cuh"
+#include "gpu/error.hpp"
+#include "gpu/runtime.hpp"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu {
 namespace {
@@ -42,7 +42,7 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
     (void)gpuGetLastError();
     std::size_t free_bytes = 0, total_bytes = 0;
     (void)gpuMemGetInfo(&free_bytes, &total_bytes);
-    throw OutOfDeviceMemory("device out of memory: requested " + mib(bytes) + ", " +
+    throw OutOfMemory("device out of memory: requested " + mib(bytes) + ", " +
                             mib(free_bytes) + " free of " + mib(total_bytes));
   }
   GPU_CHECK(err);

@@ -2,8 +2,8 @@
 #include <map>
 #include <mutex>
 
-#include "core/error.hpp"
-#include "runtime.hpp"
+#include "gpu/error.hpp"
+#include "gpu/runtime.hpp"
 
 namespace seqfuse::gpu {
 
@@ -29,7 +29,7 @@ DeviceBuffer DevicePool::acquire(std::size_t bytes) {
   }
   try {
     return DeviceBuffer(bytes);
-  } catch (const OutOfDeviceMemory&) {
+  } catch (const OutOfMemory&) {
     trim();
     return DeviceBuffer(bytes);  // a second failure reaches the caller
   }

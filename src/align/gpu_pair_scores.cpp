@@ -6,6 +6,7 @@
 
 #if SEQFUSE_HAVE_GPU
 #include "align/gpu_params.hpp"
+#include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "gpu/align/score_pairs.hpp"
 #endif
@@ -38,7 +39,7 @@ void GpuPairScorer::score(const EncodedSequences& queries, const EncodedSequence
   const gpu::Status status =
       state_->engine.score(state_->params, queries.flat_codes(), queries.offsets(),
                            targets.flat_codes(), targets.offsets(), state_->scores, budget_,
-                           /*force_wide_edges=*/false, threads_);
+                           /*force_wide_edges=*/false, host_loop(threads_));
   if (status != gpu::Status::kSuccess)
     throw Error(std::string("GPU pair alignment refused its input: ") + gpu::to_string(status));
   out.resize(state_->scores.size());

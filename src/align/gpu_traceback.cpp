@@ -90,7 +90,7 @@ void require_success(gpu::Status status) {
 void GpuTracer::prepare(std::span<const PairIndex> pairs) {
   state_->prepared_pairs = trace_pairs(pairs);
   require_success(state_->tracer.plan(state_->params, state_->prepared_pairs, state_->prepared,
-                                      budget_, threads_));
+                                      budget_, host_loop(threads_)));
 }
 
 GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
@@ -119,7 +119,7 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   const std::vector<gpu::TracePair> list = trace_pairs(pairs);
   gpu::TraceOutput& o = state_->output;
   if (!same_pairs(list, state_->prepared_pairs))
-    require_success(state_->tracer.plan(state_->params, list, state_->prepared, budget_, threads_));
+    require_success(state_->tracer.plan(state_->params, list, state_->prepared, budget_, host_loop(threads_)));
   require_success(state_->tracer.run(state_->params, state_->prepared, o));
   state_->prepared_pairs.clear();
   state_->prepared = {};

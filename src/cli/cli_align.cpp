@@ -21,7 +21,7 @@
 #include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "io/batch_reader.hpp"
-#include "subcommand.hpp"
+#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 namespace {

@@ -15,7 +15,7 @@
 #include "models/embed_outputs.hpp"
 #include "models/esm_weights.hpp"
 #include "models/gpu_engine.hpp"
-#include "subcommand.hpp"
+#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 namespace {

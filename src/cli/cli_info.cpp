@@ -7,7 +7,7 @@
 #include "core/report.hpp"
 #include "core/version.hpp"
 #include "gpu/runtime.hpp"
-#include "subcommand.hpp"
+#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 namespace {

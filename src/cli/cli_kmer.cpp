@@ -20,7 +20,7 @@
 #include "kmer/histogram.hpp"
 #include "kmer/kmer_db.hpp"
 #include "kmer/kmer_text.hpp"
-#include "subcommand.hpp"
+#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 namespace {

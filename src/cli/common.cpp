@@ -1,6 +1,6 @@
 #include "core/error.hpp"
 #include "gpu/runtime.hpp"
-#include "subcommand.hpp"
+#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 

@@ -14,7 +14,8 @@
 #include "core/quick_exit.hpp"
 #include "core/report.hpp"
 #include "core/version.hpp"
-#include "subcommand.hpp"
+#include "gpu/error.hpp"
+#include "cli/subcommand.hpp"
 
 namespace {
 
@@ -89,6 +90,9 @@ int main(int argc, char** argv) {
   } catch (const seqfuse::Error& e) {
     print_error(name, e.what());
     return e.exit_code();
+  } catch (const seqfuse::gpu::Error& e) {  // the kernel layer's own failures
+    print_error(name, e.what());
+    return 1;
   } catch (const std::bad_alloc&) {
     print_error(name, "out of host memory");
     return 1;

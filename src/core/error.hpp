@@ -21,10 +21,4 @@ class UsageError : public Error {
   [[nodiscard]] int exit_code() const noexcept override { return 2; }
 };
 
-// A device allocation failed. Callers that can shrink their batch catch this one.
-class OutOfDeviceMemory : public Error {
- public:
-  using Error::Error;
-};
-
 }  // namespace seqfuse

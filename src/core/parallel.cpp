@@ -48,4 +48,11 @@ void parallel_chunks(std::size_t count, std::size_t chunk, unsigned threads,
   if (first_error) std::rethrow_exception(first_error);
 }
 
+gpu::HostLoop host_loop(unsigned threads) {
+  return gpu::HostLoop(threads, [threads](std::size_t count, std::size_t chunk,
+                                          const gpu::ChunkBody& body) {
+    parallel_chunks(count, chunk, threads, body);
+  });
+}
+
 }  // namespace seqfuse

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <functional>
 
+#include "gpu/host_loop.hpp"
+
 namespace seqfuse {
 
 // Calls body(worker, begin, end) for consecutive chunks of at most `chunk`
@@ -15,5 +17,9 @@ namespace seqfuse {
 void parallel_chunks(
     std::size_t count, std::size_t chunk, unsigned threads,
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body);
+
+// parallel_chunks on `threads` threads, in the form the kernel layer's host
+// code takes it (gpu/host_loop.hpp).
+[[nodiscard]] gpu::HostLoop host_loop(unsigned threads);
 
 }  // namespace seqfuse

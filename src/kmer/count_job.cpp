@@ -25,7 +25,7 @@
 #include "kmer/kmer_db.hpp"
 #include "kmer/kmer_text.hpp"
 #include "kmer/run_store.hpp"
-#include "runtime.hpp"  // gpu/: pinned host memory
+#include "gpu/runtime.hpp"  // gpu/: pinned host memory
 
 namespace seqfuse::kmer {
 namespace {

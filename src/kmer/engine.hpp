@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "io/batch.hpp"
-#include "primitives/kmer_code.hpp"
+#include "gpu/primitives/kmer_code.hpp"
 
 namespace seqfuse::kmer {
 

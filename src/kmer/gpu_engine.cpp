@@ -8,10 +8,10 @@
 #include "core/report.hpp"
 
 #if SEQFUSE_HAVE_GPU
-#include "kmer/count_histogram.hpp"
-#include "kmer/count_kmers.hpp"
-#include "kmer/fastq_text.hpp"
-#include "runtime.hpp"
+#include "gpu/kmer/count_histogram.hpp"
+#include "gpu/kmer/count_kmers.hpp"
+#include "gpu/kmer/fastq_text.hpp"
+#include "gpu/runtime.hpp"
 #endif
 
 namespace seqfuse::kmer {

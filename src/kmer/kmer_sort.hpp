@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "primitives/kmer_code.hpp"
+#include "gpu/primitives/kmer_code.hpp"
 
 namespace seqfuse::kmer {
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "primitives/kmer_code.hpp"
+#include "gpu/primitives/kmer_code.hpp"
 
 namespace seqfuse::kmer {
 

@@ -10,7 +10,7 @@
 #include "models/cpu_kernels.hpp"
 #include "models/pooling.hpp"
 #include "models/tokenizer.hpp"
-#include "nn/nn_math.hpp"
+#include "gpu/nn/nn_math.hpp"
 
 namespace seqfuse::models {
 namespace {

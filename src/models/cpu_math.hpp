@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "nn/nn_math.hpp"
+#include "gpu/nn/nn_math.hpp"
 
 namespace seqfuse::models {
 

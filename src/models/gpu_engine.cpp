@@ -15,15 +15,16 @@
 
 #include "models/esm_config.hpp"
 #include "models/pooling.hpp"
-#include "nn/attention.hpp"
-#include "nn/convert.hpp"
-#include "nn/embedding.hpp"
-#include "nn/gelu.hpp"
-#include "nn/gemm.hpp"
-#include "nn/layer_norm.hpp"
-#include "nn/pooling.hpp"
-#include "nn/rotary.hpp"
-#include "runtime.hpp"
+#include "gpu/nn/attention.hpp"
+#include "gpu/nn/convert.hpp"
+#include "gpu/nn/embedding.hpp"
+#include "gpu/nn/gelu.hpp"
+#include "gpu/nn/gemm.hpp"
+#include "gpu/nn/layer_norm.hpp"
+#include "gpu/nn/pooling.hpp"
+#include "gpu/nn/rotary.hpp"
+#include "gpu/error.hpp"
+#include "gpu/runtime.hpp"
 #endif
 
 namespace seqfuse::models {
@@ -222,7 +223,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
     if (layout.total > free_bytes) throw refuse();
     try {
       arena_ = gpu::DeviceBuffer(layout.total);
-    } catch (const OutOfDeviceMemory&) {
+    } catch (const gpu::OutOfMemory&) {
       throw refuse();
     }
     layout_ = layout;
@@ -369,7 +370,7 @@ class GpuEsmEngine final : public EmbeddingEngine {
     }
     try {
       weights_ = gpu::DeviceBuffer(l.total());
-    } catch (const OutOfDeviceMemory&) {
+    } catch (const gpu::OutOfMemory&) {
       throw Error("the model's weights (" + mib(l.total()) + " as " + type_name(type_) +
                   ") do not fit " + name() + " (" + mib(gpu::free_device_memory()) +
                   " free): use a smaller --dtype or --device cpu");

@@ -15,7 +15,7 @@
 #include "io/fastq_chunks.hpp"
 #include "kmer/engine.hpp"
 #include "kmer/gpu_engine.hpp"
-#include "primitives/kmer_code.hpp"
+#include "gpu/primitives/kmer_code.hpp"
 
 namespace gpu = seqfuse::gpu;
 namespace kmer = seqfuse::kmer;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "gpu/error.hpp"
 #include "gpu/primitives/base_code.hpp"
 #include "gpu/primitives/encode_bases.hpp"
 #include "gpu/runtime.hpp"
@@ -65,11 +66,11 @@ TEST_CASE("an impossible allocation is a clean error and the device stays usable
   try {
     gpu::DeviceBuffer too_big(huge);
     FAIL("allocating 1 PiB succeeded");
-  } catch (const seqfuse::OutOfDeviceMemory& e) {
+  } catch (const seqfuse::gpu::OutOfMemory& e) {
     CHECK(std::string(e.what()).find("device out of memory: requested") == 0);
   }
   gpu::DevicePool pool;
-  CHECK_THROWS_AS(pool.acquire(huge), seqfuse::OutOfDeviceMemory);
+  CHECK_THROWS_AS(pool.acquire(huge), seqfuse::gpu::OutOfMemory);
 
   gpu::DeviceBuffer fine(1 << 20);
   gpu::Stream stream;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "align/reference.hpp"
+#include "core/parallel.hpp"
 #include "gpu/align/score_pairs.hpp"
 #include "test_align_support.hpp"
 
@@ -325,9 +326,10 @@ TEST_CASE("the pairs planner gives one plan whatever its thread count", "[align]
     inputs.push_back(
         {0, 0, static_cast<std::uint32_t>(rng() % 300), static_cast<std::uint32_t>(rng() % 300)});
   // Costly gaps make the long pairs 32-bit-edged: both widths are planned.
-  const auto one = gpu::plan_pair_batches(inputs, {200, 100}, 2, 64 << 20, 4, false, 1);
+  const auto one = gpu::plan_pair_batches(inputs, {200, 100}, 2, 64 << 20, 4, false, {});
   for (unsigned threads : {2U, 7U, 16U}) {
-    const auto many = gpu::plan_pair_batches(inputs, {200, 100}, 2, 64 << 20, 4, false, threads);
+    const auto many = gpu::plan_pair_batches(inputs, {200, 100}, 2, 64 << 20, 4, false,
+                                                  seqfuse::host_loop(threads));
     REQUIRE(many.size() == one.size());
     for (std::size_t b = 0; b < one.size(); ++b) {
       CHECK(many[b].narrow == one[b].narrow);

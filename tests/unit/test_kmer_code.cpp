@@ -6,7 +6,7 @@
 
 #include "kmer/kmer_text.hpp"
 #include "kmer/reference.hpp"
-#include "primitives/kmer_code.hpp"
+#include "gpu/primitives/kmer_code.hpp"
 #include "test_kmer_support.hpp"
 
 using namespace seqfuse::kmer;
