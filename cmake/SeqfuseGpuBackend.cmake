@@ -71,3 +71,17 @@ if(NOT SEQFUSE_GPU_LANG AND NOT want_hip STREQUAL "OFF")
     message(FATAL_ERROR "SEQFUSE_HIP=ON but no HIP compiler was found")
   endif()
 endif()
+
+# The one no-GPU pattern (docs/architecture.md): a domain's GPU engine files
+# are compiled only with a backend; without one, a single "absent" file
+# stands in, whose factories call seqfuse::no_gpu_backend(). No source file
+# under src/ tests SEQFUSE_HAVE_GPU.
+#   seqfuse_gpu_sources(<target> GPU <files>... ABSENT <file>)
+function(seqfuse_gpu_sources target)
+  cmake_parse_arguments(arg "" "ABSENT" "GPU" ${ARGN})
+  if(SEQFUSE_GPU_LANG)
+    target_sources(${target} PRIVATE ${arg_GPU})
+  else()
+    target_sources(${target} PRIVATE ${arg_ABSENT})
+  endif()
+endfunction()
