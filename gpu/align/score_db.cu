@@ -2,7 +2,9 @@
 // target (Gotoh, affine gaps, 32-bit scores, so no score can saturate). The
 // query is swept kRows rows at a time with H and E of those rows in
 // registers; the last row of a chunk (H, F) is passed to the next chunk
-// through a per-target edge array in device memory.
+// through a per-target edge array in device memory. The DP is
+// search32_dp.hpp's score_target, shared with the CPU emulation test
+// (tests/unit/test_align_search32_emulated.cpp).
 //
 // DeviceTargetSet::score runs the 16-bit packed-lane kernel (score_db16.cu,
 // two targets per thread) on most targets, the wavefront kernel on the
@@ -17,41 +19,30 @@
 #include <numeric>
 #include <utility>
 
-#include "gpu/primitives/dpx.cuh"
 #include "gpu/trace.hpp"
+#include "gpu/align/device_max_plus.cuh"
 #include "gpu/align/score_db.hpp"
 #include "gpu/align/search16_dp.hpp"
+#include "gpu/align/search32_dp.hpp"
 #include "gpu/align/search_table.cuh"
 
 namespace seqfuse::gpu {
 namespace {
 
-// Tuning knobs, overridable at build time so variants can be timed side by
-// side (bench/results/align-gpu-notes.md): query rows held in registers per
-// chunk, and the blocks per multiprocessor the register budget must allow.
-#ifndef SEQFUSE_SCORE_ROWS
-#define SEQFUSE_SCORE_ROWS 32
-#endif
+// Tuning knob, overridable at build time so variants can be timed side by
+// side (bench/results/align-gpu-notes.md): the blocks per multiprocessor the
+// register budget must allow. The rows per chunk (SEQFUSE_SCORE_ROWS) are
+// search32_dp.hpp's.
 #ifndef SEQFUSE_SCORE_MIN_BLOCKS
 #define SEQFUSE_SCORE_MIN_BLOCKS 3
 #endif
-constexpr int kRows = SEQFUSE_SCORE_ROWS;
 constexpr int kThreads = 128;  // threads per block: one target each
-using align::pairs::kNegInf;   // far below any score, safe to subtract from
-
-struct GapCosts {
-  int open, extend;
-};
-
-// Score of a gap of `length` letters (length >= 1), negated.
-__device__ __forceinline__ int gap_score(GapCosts g, int length) {
-  return -(g.open + (length - 1) * g.extend);
-}
+using GapCosts = align::GapPenalties;
 
 template <bool kLocal>
 __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE_MIN_BLOCKS)
     score_db_kernel(TargetsView targets, QueryBatch queries, const int* __restrict__ matrix_in,
-                    int alphabet, GapCosts gap, int2* __restrict__ edges,
+                    int alphabet, GapCosts gap, EdgeHF* __restrict__ edges,
                     PairScore* __restrict__ out) {
   // matrix[q * kMaxAlphabet + t]. The threads of a warp share the query row
   // and differ in the target letter, so their lookups spread over the banks
@@ -68,99 +59,14 @@ __global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE_MIN_BLOCKS)
   const int m = static_cast<int>(queries.offsets[qi + 1] - queries.offsets[qi]);
   const int n = static_cast<int>(targets.length[slot]);
   const std::uint8_t* target = targets.codes + targets.base[slot];
-  int2* edge = edges + blockIdx.y * targets.interleaved + targets.base[slot];
-
-  PairScore result;
-  if (m == 0 || n == 0) {
-    if (!kLocal) {
-      result.score = m + n == 0 ? 0 : gap_score(gap, m + n);
-      result.query_end = m - 1;
-      result.target_end = n - 1;
-    }
-    out[blockIdx.y * targets.slots + slot] = result;
-    return;
-  }
-
-  int best = 0, best_i = -1, best_j = -1;
-  for (int i0 = 0; i0 < m; i0 += kRows) {
-    int q[kRows], H[kRows], E[kRows];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      // Row offsets into the matrix; rows past the end use the sentinel row.
-      q[r] = (i0 + r < m ? query[i0 + r] : kMaxAlphabet) * kMaxAlphabet;
-      H[r] = kLocal ? 0 : gap_score(gap, i0 + r + 1);  // H(i, -1)
-      E[r] = kNegInf;
-    }
-    int diag_top = kLocal || i0 == 0 ? 0 : gap_score(gap, i0);  // H(i0 - 1, -1)
-    // Column j + 1's target letter and edge are loaded while column j is
-    // computed: these loads sat on the critical path (ncu: most stalls were
-    // waits on L1TEX at 3.7 warps per scheduler).
-    int t_next = target[0];
-    int2 edge_next = i0 > 0 ? edge[0] : make_int2(0, kNegInf);
-    for (int j = 0; j < n; ++j) {
-      const int t = t_next;
-      const int2 edge_here = edge_next;
-      if (j + 1 < n) {
-        t_next = target[static_cast<std::size_t>(j + 1) * kSlotGroup];
-        if (i0 > 0) edge_next = edge[static_cast<std::size_t>(j + 1) * kSlotGroup];
-      }
-      // H and F of row i0 - 1 at column j: the boundary row, or the edge the
-      // previous chunk left.
-      const int h_above = i0 > 0 ? edge_here.x : kLocal ? 0 : gap_score(gap, j + 1);
-      const int f_above = i0 > 0 ? edge_here.y : kNegInf;
-      int diag = diag_top;  // H(i - 1, j - 1) for the chunk's first row
-      diag_top = h_above;
-      int f = add_max(f_above, -gap.extend, h_above - gap.open);  // F(i0, j)
-      int column_best = 0;
-      // F is the only dependency from one row to the next. With H' =
-      // max(match, E[, 0]) (no F in it), H = max(H', F) and F(i + 1) =
-      // max(F - extend, H - open) = max(F - extend, H' - open) as open >=
-      // extend (ScoringScheme's rule; can_implement checks it): one add-max
-      // per row on the chain instead of three operations.
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) {
-        const int e = add_max(E[r], -gap.extend, H[r] - gap.open);  // E(i, j)
-        const int match = diag + matrix[q[r] + t];
-        const int h_no_f = kLocal ? max3_relu(match, e, 0) : max(match, e);
-        const int h = max(h_no_f, f);
-        diag = H[r];
-        H[r] = h;
-        E[r] = e;
-        if (kLocal) column_best = max(column_best, h);
-        if (r + 1 < kRows) {
-          f = add_max(f, -gap.extend, h_no_f - gap.open);  // F(i + 1, j)
-        } else if (i0 + kRows < m) {
-          edge[static_cast<std::size_t>(j) * kSlotGroup] = make_int2(h, f);
-        }
-      }
-      // The first best cell in column-major order (smallest j, then smallest
-      // i). Columns come in order within a chunk, so only a later chunk
-      // (larger i) must beat an equal score, and only at a smaller j.
-      if (kLocal && (column_best > best || (column_best == best && j < best_j))) {
-        best = column_best;
-        best_j = j;
-#pragma unroll
-        for (int r = kRows - 1; r >= 0; --r)
-          if (H[r] == column_best) best_i = i0 + r;
-      }
-    }
-    if (!kLocal && i0 + kRows >= m) {
-      // The last chunk holds row m - 1; H is now its column n - 1.
-#pragma unroll
-      for (int r = 0; r < kRows; ++r)
-        if (i0 + r == m - 1) best = H[r];
-    }
-  }
-  result.score = best;
-  // A local score of 0 is reported at cell (0, 0), as Parasail does.
-  result.query_end = kLocal ? max(best_i, 0) : m - 1;
-  result.target_end = kLocal ? max(best_j, 0) : n - 1;
-  out[blockIdx.y * targets.slots + slot] = result;
+  EdgeHF* edge = edges + blockIdx.y * targets.interleaved + targets.base[slot];
+  out[blockIdx.y * targets.slots + slot] =
+      search32::score_target<kLocal, DeviceMaxPlus>(query, m, target, n, edge, matrix, gap);
 }
 
 void launch_score_db(bool local, const TargetsView& targets, const QueryBatch& queries,
                      std::uint32_t query_count, const int* matrix, int alphabet, GapCosts gap,
-                     int2* edges, PairScore* out, gpuStream_t stream) {
+                     EdgeHF* edges, PairScore* out, gpuStream_t stream) {
   const dim3 grid((targets.slots + kThreads - 1) / kThreads, query_count);
   if (local)
     score_db_kernel<true>
@@ -404,7 +310,7 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
                                  std::span<PairScore> out) {
   const std::size_t queries = uploaded.rows.size();
   const auto slots = static_cast<std::uint32_t>(size());
-  const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(int2);
+  const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(EdgeHF);
   const std::uint32_t per_launch = queries_per_launch(edge_bytes_per_query);
   DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
@@ -415,7 +321,7 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
     launch_score_db(params.local, targets_view(slots, interleaved_bytes_),
                     query_batch(uploaded, static_cast<std::uint32_t>(first)), count,
                     uploaded.matrix.as<int>(), params.alphabet_size,
-                    GapCosts{params.gap_open, params.gap_extend}, edges.as<int2>(),
+                    GapCosts{params.gap_open, params.gap_extend}, edges.as<EdgeHF>(),
                     scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
     return count;
   };
