@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "gpu/align/pair_score.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
 
@@ -41,16 +42,6 @@ struct ScoreStats {
   std::uint64_t flagged_pairs = 0;  // 16-bit pairs flagged (saturated or out of bounds)
   std::uint64_t rerun_pairs = 0;    // pairs run again at 32 bits (whole query rows)
   std::uint32_t rerun_queries = 0;  // queries with a flagged pair
-};
-
-// Score and end cell (0-based). For local alignment the end is the first cell
-// reaching the best score in column-major order (smallest target position,
-// then smallest query position); (0, 0) when the best score is 0 and
-// (-1, -1) when a sequence is empty, as Parasail reports them.
-struct PairScore {
-  std::int32_t score = 0;
-  std::int32_t query_end = -1;
-  std::int32_t target_end = -1;
 };
 
 // What one launch of the 32-bit kernels reads (device pointers): slots 0 ..

@@ -2,18 +2,14 @@
 
 #include <string>
 
-#include "core/error.hpp"
-
-#if SEQFUSE_HAVE_GPU
 #include "align/gpu_params.hpp"
+#include "core/error.hpp"
+#include "core/gpu_status.hpp"
 #include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "gpu/align/score_pairs.hpp"
-#endif
 
 namespace seqfuse::align {
-
-#if SEQFUSE_HAVE_GPU
 
 struct GpuPairScorer::State {
   gpu::ScoreParams params;
@@ -40,8 +36,7 @@ void GpuPairScorer::score(const EncodedSequences& queries, const EncodedSequence
       state_->engine.score(state_->params, queries.flat_codes(), queries.offsets(),
                            targets.flat_codes(), targets.offsets(), state_->scores, budget_,
                            /*force_wide_edges=*/false, host_loop(threads_));
-  if (status != gpu::Status::kSuccess)
-    throw Error(std::string("GPU pair alignment refused its input: ") + gpu::to_string(status));
+  require_gpu_success(status, "GPU pair alignment");
   out.resize(state_->scores.size());
   for (std::size_t k = 0; k < out.size(); ++k) {
     AlignResult r;
@@ -53,18 +48,5 @@ void GpuPairScorer::score(const EncodedSequences& queries, const EncodedSequence
   kernel_seconds_ += state_->engine.kernel_seconds();
   device_seconds_ += clock.seconds();
 }
-
-#else  // no GPU backend in this build
-
-struct GpuPairScorer::State {};
-
-GpuPairScorer::GpuPairScorer(const ScoringScheme&, AlignMode, std::uint64_t, unsigned) {
-  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
-}
-GpuPairScorer::~GpuPairScorer() = default;
-void GpuPairScorer::score(const EncodedSequences&, const EncodedSequences&,
-                          std::vector<AlignResult>&) {}
-
-#endif
 
 }  // namespace seqfuse::align

@@ -1,7 +1,7 @@
 // The pairs score engine seen from src/: record k of the queries against
 // record k of the targets, scores and end cells from gpu/align/score_pairs.cu
-// (one thread per pair). `--pairs` on a GPU scores through it. Plain C++; in
-// a build without a GPU backend the constructor throws.
+// (one thread per pair). `--pairs` on a GPU scores through it. Plain C++;
+// compiled only in builds with a GPU backend.
 #pragma once
 
 #include <cstdint>

@@ -2,9 +2,7 @@
 // [gpu] tests, the CPU emulation of the 16-bit search kernel). Plain C++.
 #pragma once
 
-#include <cstdlib>
-#include <string_view>
-
+#include "align/align_params.hpp"
 #include "align/alignment.hpp"
 #include "align/scoring.hpp"
 #include "gpu/align/score_db.hpp"
@@ -20,11 +18,8 @@ namespace seqfuse::align {
   p.alphabet_size = static_cast<int>(scheme.alphabet_size());
   p.matrix.assign(scheme.table().begin(), scheme.table().end());
   // The search runs in 16-bit lanes (score_db16.cu) where the scoring
-  // allows it. SEQFUSE_ALIGN_LANES=32 forces the 32-bit kernel, for timing
-  // the two side by side (scripts/device-align-lanes.sh); not an option for
-  // users.
-  const char* lanes = std::getenv("SEQFUSE_ALIGN_LANES");
-  p.narrow_lanes = lanes == nullptr || std::string_view(lanes) != "32";
+  // allows it, unless the tunables say otherwise (align_params.hpp).
+  p.narrow_lanes = align_tunables().narrow_lanes;
   return p;
 }
 

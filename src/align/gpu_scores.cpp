@@ -1,38 +1,15 @@
 #include "align/gpu_scores.hpp"
 
-#include "core/error.hpp"
+#include "align/gpu_params.hpp"
+#include "core/gpu_status.hpp"
 #include "core/report.hpp"
 
-#if SEQFUSE_HAVE_GPU
-#include "align/gpu_params.hpp"
-#endif
-
 namespace seqfuse::align {
-
-#if SEQFUSE_HAVE_GPU
-
-namespace {
-
-void require_success(gpu::Status status) {
-  if (status != gpu::Status::kSuccess)
-    throw Error(std::string("GPU alignment refused its input: ") + gpu::to_string(status));
-}
-
-}  // namespace
 
 struct GpuScorer::State {
   gpu::ScoreParams params;
   gpu::DeviceTargetSet targets;
 };
-
-bool gpu_scores_compiled() noexcept {
-  return true;
-}
-
-bool gpu_can_score(const ScoringScheme& scheme) {
-  return gpu::DeviceTargetSet::can_implement(gpu_score_params(scheme, AlignMode::local)) ==
-         gpu::Status::kSuccess;
-}
 
 GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets)
     : GpuScorer(scheme, mode, targets, {0, static_cast<std::uint32_t>(targets.size())}) {}
@@ -58,7 +35,7 @@ void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, st
   std::vector<std::uint64_t> rebased(offsets.begin(), offsets.end());
   for (auto& o : rebased) o -= offsets.front();
   out.resize(count * state_->targets.size());
-  require_success(state_->targets.score(state_->params, codes, rebased, out));
+  require_gpu_success(state_->targets.score(state_->params, codes, rebased, out), "GPU alignment");
   const gpu::ScoreStats& stats = state_->targets.last_stats();
   trace("align search: " + std::to_string(stats.pairs) + " pairs, " +
         std::to_string(stats.narrow_pairs) + " in 16-bit lanes, " +
@@ -66,28 +43,5 @@ void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, st
         " rerun at 32 bits");
   device_seconds_ += clock.seconds();
 }
-
-#else  // no GPU backend in this build
-
-struct GpuScorer::State {};
-
-bool gpu_scores_compiled() noexcept {
-  return false;
-}
-bool gpu_can_score(const ScoringScheme&) {
-  return false;
-}
-
-GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&) {
-  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
-}
-GpuScorer::GpuScorer(const ScoringScheme&, AlignMode, const EncodedSequences&, TargetRange) {
-  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
-}
-GpuScorer::~GpuScorer() = default;
-void GpuScorer::score_all(const EncodedSequences&, std::size_t, std::size_t,
-                          std::vector<gpu::PairScore>&) {}
-
-#endif
 
 }  // namespace seqfuse::align

@@ -1,6 +1,6 @@
 // The GPU side of alignment, seen from src/: scores of many pairs computed by
-// gpu/align/score_db.cu. Plain C++; in a build without a GPU backend,
-// gpu_scores_compiled() is false and the other functions throw.
+// gpu/align/score_db.cu. Plain C++; compiled only in builds with a GPU
+// backend.
 #pragma once
 
 #include <cstddef>
@@ -13,10 +13,6 @@
 #include "gpu/align/score_db.hpp"
 
 namespace seqfuse::align {
-
-[[nodiscard]] bool gpu_scores_compiled() noexcept;
-// Whether the GPU engine takes this scheme (alphabet of at most 32 letters).
-[[nodiscard]] bool gpu_can_score(const ScoringScheme& scheme);
 
 // Targets uploaded once, then scored against any number of queries.
 class GpuScorer {

@@ -5,53 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-
-#if SEQFUSE_HAVE_GPU
 #include "align/gpu_params.hpp"
 #include "align/reference.hpp"
+#include "core/gpu_status.hpp"
 #include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "gpu/align/traceback.hpp"
-#endif
 
 namespace seqfuse::align {
-
-AlignResult traced_result(const trace::TracedPair& pair, std::span<const std::uint32_t> runs) {
-  AlignResult r;
-  r.traced = true;
-  r.score = pair.score;
-  r.query_end = pair.query_end;
-  r.target_end = pair.target_end;
-  r.query_begin = pair.query_begin;
-  r.target_begin = pair.target_begin;
-  r.matches = pair.matches;
-  r.alignment_length = pair.columns;
-  if (pair.run_offset + pair.run_count > runs.size())
-    throw Error("internal: GPU traceback runs out of range");
-  // A run split at kMaxRunLength continues in the next one: merge them, as
-  // CigarBuilder would.
-  std::uint64_t length = 0;
-  std::uint32_t op = 4;
-  const auto flush = [&] {
-    if (length == 0) return;
-    r.cigar += std::to_string(length);
-    r.cigar += trace::op_letter(op);
-  };
-  for (std::uint32_t k = 0; k < pair.run_count; ++k) {
-    const std::uint32_t run = runs[pair.run_offset + k];
-    if (trace::run_op(run) != op) {
-      flush();
-      op = trace::run_op(run);
-      length = 0;
-    }
-    length += trace::run_length(run);
-  }
-  flush();
-  return r;
-}
-
-#if SEQFUSE_HAVE_GPU
 
 struct GpuTracer::State {
   const ScoringScheme* scheme;
@@ -81,8 +42,7 @@ bool same_pairs(std::span<const gpu::TracePair> a, std::span<const gpu::TracePai
 }
 
 void require_success(gpu::Status status) {
-  if (status != gpu::Status::kSuccess)
-    throw Error(std::string("GPU traceback refused its input: ") + gpu::to_string(status));
+  require_gpu_success(status, "GPU traceback");
 }
 
 }  // namespace
@@ -119,7 +79,8 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   const std::vector<gpu::TracePair> list = trace_pairs(pairs);
   gpu::TraceOutput& o = state_->output;
   if (!same_pairs(list, state_->prepared_pairs))
-    require_success(state_->tracer.plan(state_->params, list, state_->prepared, budget_, host_loop(threads_)));
+    require_success(
+        state_->tracer.plan(state_->params, list, state_->prepared, budget_, host_loop(threads_)));
   require_success(state_->tracer.run(state_->params, state_->prepared, o));
   state_->prepared_pairs.clear();
   state_->prepared = {};
@@ -144,19 +105,5 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   cpu_pairs_ += o.refused.size();
   seqfuse::trace("align traceback: CIGAR strings built");
 }
-
-#else  // no GPU backend in this build
-
-struct GpuTracer::State {};
-
-GpuTracer::GpuTracer(const ScoringScheme&, AlignMode, const EncodedSequences&,
-                     const EncodedSequences&, std::uint64_t, unsigned) {
-  throw Error("this seqfuse was built without a GPU backend (CUDA or HIP)");
-}
-GpuTracer::~GpuTracer() = default;
-void GpuTracer::align_pairs(std::span<const PairIndex>, std::span<AlignResult>) {}
-void GpuTracer::prepare(std::span<const PairIndex>) {}
-
-#endif
 
 }  // namespace seqfuse::align

@@ -1,7 +1,7 @@
 // The GPU side of --traceback, seen from src/: full alignments (begin and
 // end cells, CIGAR, identity) of many pairs computed by
-// gpu/align/traceback.cu, equal to reference_align. Plain C++; in a build
-// without a GPU backend the constructor throws (the GPU path is never taken).
+// gpu/align/traceback.cu, equal to reference_align. Plain C++; compiled only
+// in builds with a GPU backend.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +11,9 @@
 #include "align/alignment.hpp"
 #include "align/cpu_engine.hpp"
 #include "align/scoring.hpp"
-#include "gpu/align/trace_dp.hpp"
+#include "align/traced_result.hpp"
 
 namespace seqfuse::align {
-
-// The AlignResult of one traced pair: its fields, and the CIGAR string built
-// from its runs (runs[pair.run_offset, + run_count), forward order).
-[[nodiscard]] AlignResult traced_result(const trace::TracedPair& pair,
-                                        std::span<const std::uint32_t> runs);
 
 // Queries and targets uploaded once, then any number of pair lists traced.
 class GpuTracer {

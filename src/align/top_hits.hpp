@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "gpu/align/score_db.hpp"
+#include "gpu/align/pair_score.hpp"
 
 namespace seqfuse::align {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "align/cigar.hpp"
-#include "align/gpu_traceback.hpp"
+#include "align/traced_result.hpp"
 #include "align/reference.hpp"
 #include "gpu/align/score_pairs.hpp"
 #include "gpu/align/trace_plan.hpp"

@@ -1,0 +1,135 @@
+#include "align/align_inputs.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <filesystem>
+#include <future>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+#include "core/huge_pages.hpp"
+#include "core/parallel.hpp"
+#include "core/report.hpp"
+#include "io/batch_reader.hpp"
+
+namespace seqfuse::align {
+namespace {
+
+io::SequenceBatch read_sequences(const std::string& path, const char* role, unsigned threads) {
+  io::SequenceBatch batch = io::read_all(path, large_buffer_resource(), threads);
+  if (batch.empty()) throw Error(std::string(role) + " '" + path + "' has no sequences");
+  return batch;
+}
+
+EncodedSequences encode(const ScoringScheme& scheme, const io::SequenceBatch& batch,
+                        const std::string& path, unsigned threads) {
+  EncodedSequences encoded(scheme);
+  try {
+    encoded.append_all(
+        std::string_view(batch.bases.data(), batch.bases.size()), batch.offsets,
+        [&batch](std::size_t i) { return batch.name(i); }, threads);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  return encoded;
+}
+
+// Size of a regular file, or 0 (a pipe, stdin, an error: reported later).
+std::uintmax_t file_bytes(const std::string& path) {
+  std::error_code error;
+  if (path == "-" || !std::filesystem::is_regular_file(path, error)) return 0;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : size;
+}
+
+// Threads for reading QUERY when TARGET is read beside it on the rest: in
+// proportion to the files' sizes (a search's few queries against a 2.5 GB
+// database left half the threads idle), at least one each.
+unsigned query_read_threads(const AlignOptions& config, unsigned threads) {
+  if (threads < 2) return 1;
+  const std::uintmax_t query = file_bytes(config.query), target = file_bytes(config.target);
+  if (query == 0 || target == 0) return threads / 2;
+  const double share = static_cast<double>(query) / static_cast<double>(query + target);
+  return std::clamp(static_cast<unsigned>(share * threads + 0.5), 1u, threads - 1);
+}
+
+}  // namespace
+
+bool looks_like_dna(const io::SequenceBatch& batch, unsigned threads) {
+  // Per byte: 1 for A C G T U N, 2 for the other IUPAC codes, 0 for the rest
+  // (either case). A DNA file is read to its end, so by a table on threads
+  // (string searches on one thread took 2.7 s for a 1 GB QUERY).
+  static const std::array<std::uint8_t, 256> kind = [] {
+    std::array<std::uint8_t, 256> k{};
+    for (const char c : std::string_view("ACGTUN")) k[static_cast<unsigned char>(c)] = 1;
+    for (const char c : std::string_view("RYKMSWBDHV")) k[static_cast<unsigned char>(c)] = 2;
+    for (int c = 'A'; c <= 'Z'; ++c)
+      k[static_cast<unsigned>(c) | 0x20u] = k[static_cast<unsigned>(c)];
+    return k;
+  }();
+  const std::string_view bases(batch.bases.data(), batch.bases.size());
+  constexpr std::size_t kPiece = std::size_t{4} << 20;
+  std::atomic<bool> other{false};  // a letter that is no nucleotide code
+  std::atomic<std::uint64_t> acgtn{0};
+  parallel_chunks((bases.size() + kPiece - 1) / kPiece, 1, threads,
+                  [&](unsigned, std::size_t piece, std::size_t) {
+                    if (other.load(std::memory_order_relaxed)) return;  // protein: stop soon
+                    const std::string_view part = bases.substr(piece * kPiece, kPiece);
+                    std::uint64_t count = 0;
+                    bool any_other = false;
+                    for (const char c : part) {
+                      const std::uint8_t k = kind[static_cast<unsigned char>(c)];
+                      count += k & 1u;
+                      any_other |= k == 0;
+                    }
+                    if (any_other) other.store(true, std::memory_order_relaxed);
+                    acgtn.fetch_add(count, std::memory_order_relaxed);
+                  });
+  return !other.load() && !bases.empty() && acgtn.load() * 2 >= bases.size();
+}
+
+ScoringScheme make_scheme(const AlignOptions& c, bool dna) {
+  const bool protein = !dna;
+  GapPenalties gaps{protein ? 11 : 5, protein ? 1 : 2};
+  if (c.gap_open) gaps.open = *c.gap_open;
+  if (c.gap_extend) gaps.extend = *c.gap_extend;
+  validate_gaps(gaps);
+  if (!c.matrix.empty()) return ScoringScheme::named_or_file(c.matrix, gaps);
+  if (protein) return ScoringScheme::builtin("blosum62", gaps);
+  return ScoringScheme::match_mismatch(c.match.value_or(2), c.mismatch.value_or(-3), gaps);
+}
+
+AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
+  const bool two_files = !config.target.empty();
+  // Both files are read at once, the threads shared by size.
+  const unsigned query_threads = two_files ? query_read_threads(config, threads) : threads;
+  const unsigned target_threads = std::max(1u, threads - query_threads);
+  std::future<io::SequenceBatch> target_read;
+  if (two_files)
+    target_read = std::async(std::launch::async, [&config, target_threads] {
+      return read_sequences(config.target, "TARGET", target_threads);
+    });
+  io::SequenceBatch query_batch = read_sequences(config.query, "QUERY", query_threads);
+  io::SequenceBatch target_batch = two_files ? target_read.get() : io::SequenceBatch();
+  if (config.pairs && target_batch.size() != query_batch.size())
+    throw Error("--pairs: TARGET '" + config.target + "' has " +
+                std::to_string(target_batch.size()) + " records, QUERY '" + config.query +
+                "' has " + std::to_string(query_batch.size()));
+
+  const bool dna = config.alphabet == "dna" ||
+                   (config.alphabet == "auto" && config.matrix.empty() && !config.match &&
+                    !config.mismatch && looks_like_dna(query_batch, threads)) ||
+                   (config.alphabet == "auto" && (config.match || config.mismatch));
+  auto scheme = std::make_unique<const ScoringScheme>(make_scheme(config, dna));
+  trace("align: inputs read");
+  EncodedSequences queries = encode(*scheme, query_batch, config.query, threads);
+  EncodedSequences targets =
+      two_files ? encode(*scheme, target_batch, config.target, threads) : EncodedSequences(*scheme);
+  trace("align: inputs encoded");
+  return {std::move(query_batch), std::move(target_batch), std::move(scheme), std::move(queries),
+          std::move(targets)};
+}
+
+}  // namespace seqfuse::align

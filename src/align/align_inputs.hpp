@@ -1,0 +1,34 @@
+// The inputs of an alignment run: both files read at once (the threads
+// shared by their sizes), the alphabet guessed from the queries when not
+// given, the scoring scheme built, and the letters encoded on threads.
+#pragma once
+
+#include <memory>
+
+#include "align/align_options.hpp"
+#include "align/scoring.hpp"
+#include "io/batch.hpp"
+
+namespace seqfuse::align {
+
+struct AlignInputs {
+  io::SequenceBatch query_batch, target_batch;  // target_batch empty without TARGET
+  // On the heap: the encoded sequences point to it, and inputs move.
+  std::unique_ptr<const ScoringScheme> scheme;
+  EncodedSequences queries, targets;
+};
+
+// Throws seqfuse::Error naming the file for an unreadable or empty input,
+// --pairs files of different record counts, or a letter the scheme lacks.
+[[nodiscard]] AlignInputs read_align_inputs(const AlignOptions& options, unsigned threads);
+
+// DNA when every letter is an IUPAC nucleotide code and most are A, C, G, T,
+// U or N. Proteins use E, F, I, L, P or Q (not nucleotide codes) within a few
+// dozen residues, so real protein sets do not pass.
+[[nodiscard]] bool looks_like_dna(const io::SequenceBatch& batch, unsigned threads);
+
+// The scheme the options ask for: --matrix, else BLOSUM62 11/1 for protein
+// and match 2 / mismatch -3 / gaps 5/2 for DNA, with --gap-open/--gap-extend.
+[[nodiscard]] ScoringScheme make_scheme(const AlignOptions& options, bool dna);
+
+}  // namespace seqfuse::align

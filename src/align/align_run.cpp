@@ -1,0 +1,104 @@
+#include "align/align_run.hpp"
+
+#include <future>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "align/align_inputs.hpp"
+#include "align/align_job.hpp"
+#include "align/output_format.hpp"
+#include "core/error.hpp"
+#include "core/output_file.hpp"
+
+namespace seqfuse::align {
+
+AlignStats run_align(const AlignOptions& config, Reporter& report) {
+  Stopwatch clock;
+  const OutputFormat format = parse_output_format(config.format);
+  // The device is chosen on a thread of its own: a GPU's start-up overlaps
+  // reading the input. Device problems are still reported before the input's.
+  std::future<DeviceChoice> device_choice =
+      config.choose_device ? std::async(std::launch::async, config.choose_device)
+                           : std::async(std::launch::deferred, [] { return DeviceChoice{}; });
+  std::optional<OutputFile> out_file;
+  std::optional<AlignInputs> inputs;
+  try {
+    out_file.emplace(config.output);  // created first: an unwritable path fails before work
+    inputs.emplace(read_align_inputs(config, config.threads));
+  } catch (...) {
+    (void)device_choice.get();
+    throw;
+  }
+  const DeviceChoice device = device_choice.get();
+  trace("align: device chosen, sequences read and encoded");
+  OutputFile& out = *out_file;
+  const io::SequenceBatch& query_batch = inputs->query_batch;
+  const bool two_files = !config.target.empty();
+  const ScoringScheme& scheme = *inputs->scheme;
+  const EncodedSequences& queries = inputs->queries;
+  const EncodedSequences& targets = inputs->targets;
+  const io::SequenceBatch& target_names = two_files ? inputs->target_batch : query_batch;
+
+  AlignJob job;
+  job.mode = config.mode;
+  job.layout = config.pairs ? PairLayout::pairs
+               : two_files  ? PairLayout::search
+                            : PairLayout::all_vs_all;
+  job.top = static_cast<std::size_t>(config.top);
+  job.traceback = config.traceback || needs_traceback(format);
+  job.threads = config.threads;
+  job.gpu = device.gpu && gpu_can_score(scheme);
+  job.progress = [&report, total = query_batch.size()](std::size_t done) {
+    report.progress(std::to_string(done) + " / " + std::to_string(total) + " queries");
+  };
+  if (device.gpu && !job.gpu) {
+    if (config.gpu_required)
+      throw Error("--device gpu: the GPU engine takes matrices of at most 32 letters; " +
+                  scheme.name() + " has " + std::to_string(scheme.alphabet_size()));
+    report.warn("matrix " + scheme.name() + " has more than 32 letters: aligning on the CPU");
+  }
+
+  AlignmentWriter writer(out, format, job.traceback, config.command_line);
+  std::vector<AlignmentWriter::Reference> references;
+  if (format == OutputFormat::sam) {
+    for (std::size_t i = 0; i < target_names.size(); ++i)
+      references.push_back({target_names.name(i), target_names.length(i)});
+  }
+  writer.begin(references);
+  // Formatting 1 M lines takes longer than aligning them on a GPU: batches
+  // of hits are formatted on all threads, in chunks written in order.
+  const auto write_hits = [&](std::span<const AlignHit> hits) {
+    writer.write_batch(
+        hits.size(),
+        [&](std::size_t i) {
+          const AlignHit& hit = hits[i];
+          return AlignmentRecord{hit.query,
+                                 hit.target,
+                                 query_batch.name(hit.query),
+                                 target_names.name(hit.target),
+                                 query_batch.sequence(hit.query),
+                                 query_batch.length(hit.query),
+                                 target_names.length(hit.target),
+                                 &hit.result};
+        },
+        job.threads);
+  };
+  const AlignStats stats = run_alignment_batched(job, scheme, queries, targets, write_hits);
+  trace("align: aligned and written");
+  out.commit();
+
+  const double seconds = clock.seconds();
+  std::string what = std::to_string(stats.pairs) + " pairs, " +
+                     si_number(static_cast<double>(stats.cells)) + " cells on " +
+                     (job.gpu ? device.name() : std::string("cpu"));
+  std::string speed = per_second(static_cast<double>(stats.cells), seconds, "CUPS");
+  if (job.gpu)
+    speed +=
+        "; device " + per_second(static_cast<double>(stats.cells), stats.device_seconds, "CUPS");
+  report.summary(what, seconds, speed);
+  return stats;
+}
+
+}  // namespace seqfuse::align
