@@ -59,7 +59,7 @@ inline constexpr std::uint8_t kPadCode = kMaxAlphabet;
 // consecutive rows against one letter are one 16-byte load (ld.shared.v4):
 // a cell pair's two scores cost a quarter of a load and one byte permute,
 // against two 16-bit loads and a permute in the row-major layout (whose
-// load latency was 42 % of the kernel's stalls; ncu, H100, session 7). The
+// load latency was 42 % of the kernel's stalls in ncu on an H100). The
 // stride pads each letter by 8 rows (80 bytes): a quarter warp's 16-byte
 // loads of different letters then fall on different banks unless their
 // codes differ by a multiple of 8.

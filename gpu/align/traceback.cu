@@ -27,8 +27,8 @@ using align::trace::TraceJob;
 constexpr int kThreads = 128;
 // Blocks per multiprocessor the register budget must allow: 5 (96
 // registers) with 16-row chunks. The fill runs ~28 instructions per cell
-// and a full wave of batches keeps the issue slots ~60 % busy (ncu, run
-// 17d; bench/results/align-gpu-notes.md, session 9).
+// and a full wave of batches keeps the issue slots ~60 % busy (ncu on an
+// H100; bench/results/align-gpu-notes.md).
 #ifndef SEQFUSE_TRACE_MIN_BLOCKS
 #define SEQFUSE_TRACE_MIN_BLOCKS 5
 #endif
@@ -85,8 +85,8 @@ std::uint8_t max_code(std::span<const std::uint8_t> codes) {
 // Scratch per batch when the caller names no budget: three quarters of what
 // is free once the sequences are uploaded. A batch's pairs are its threads,
 // and each holds its whole direction grid (1,000 x 1,000 bp: 0.5 MB), so the
-// budget bounds the occupancy: under the 16 GiB cap of session 8 an H100
-// ran 2 of its 5 possible blocks per multiprocessor. plan() then cuts the
+// budget bounds the occupancy: under a 16 GiB cap an H100 ran 2 of its 5
+// possible blocks per multiprocessor. plan() then cuts the
 // batches to whole waves.
 std::uint64_t default_budget() {
   return std::max<std::uint64_t>(free_device_memory() / 4 * 3, std::uint64_t{64} << 20);
@@ -171,7 +171,7 @@ Status DeviceTracer::run(const ScoreParams& params, const TracePlan& traced_plan
   // Every batch's buffers at once, sized for the largest: the batches differ
   // by a few pairs, and a buffer a little larger than the cached one made
   // the pool free and reallocate the whole budget (~0.2 s on an H100, every
-  // other batch of run 17e).
+  // other batch).
   std::uint64_t most_pairs = 0, most_words = 1, most_edges = 1, most_runs = 1;
   for (const align::trace::TraceBatch& batch : plan.batches) {
     most_pairs = std::max<std::uint64_t>(most_pairs, batch.jobs.size());
