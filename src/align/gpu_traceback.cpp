@@ -41,16 +41,13 @@ bool same_pairs(std::span<const gpu::TracePair> a, std::span<const gpu::TracePai
                     });
 }
 
-void require_success(gpu::Status status) {
-  require_gpu_success(status, "GPU traceback");
-}
-
 }  // namespace
 
 void GpuTracer::prepare(std::span<const PairIndex> pairs) {
   state_->prepared_pairs = trace_pairs(pairs);
-  require_success(state_->tracer.plan(state_->params, state_->prepared_pairs, state_->prepared,
-                                      budget_, host_loop(threads_)));
+  require_gpu_success(state_->tracer.plan(state_->params, state_->prepared_pairs, state_->prepared,
+                                          budget_, host_loop(threads_)),
+                      "GPU traceback");
 }
 
 GpuTracer::GpuTracer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& queries,
@@ -79,9 +76,10 @@ void GpuTracer::align_pairs(std::span<const PairIndex> pairs, std::span<AlignRes
   const std::vector<gpu::TracePair> list = trace_pairs(pairs);
   gpu::TraceOutput& o = state_->output;
   if (!same_pairs(list, state_->prepared_pairs))
-    require_success(
-        state_->tracer.plan(state_->params, list, state_->prepared, budget_, host_loop(threads_)));
-  require_success(state_->tracer.run(state_->params, state_->prepared, o));
+    require_gpu_success(
+        state_->tracer.plan(state_->params, list, state_->prepared, budget_, host_loop(threads_)),
+        "GPU traceback");
+  require_gpu_success(state_->tracer.run(state_->params, state_->prepared, o), "GPU traceback");
   state_->prepared_pairs.clear();
   state_->prepared = {};
   device_seconds_ += clock.seconds();
