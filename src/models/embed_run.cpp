@@ -1,0 +1,150 @@
+#include "models/embed_run.hpp"
+
+#include <cstdio>
+#include <future>
+#include <memory_resource>
+
+#include "core/error.hpp"
+#include "io/batch_reader.hpp"
+#include "models/cpu_forward.hpp"
+#include "models/gpu_engine.hpp"
+
+namespace seqfuse::models {
+namespace {
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f s", seconds);
+  return text;
+}
+
+// The CPU engine computes in fp32 only.
+void check_dtype(const std::optional<ComputeType>& dtype, const DeviceChoice& device) {
+  if (!device.gpu && dtype && *dtype != ComputeType::fp32)
+    throw UsageError("--dtype " + compute_type_name(*dtype) +
+                     ": the CPU engine computes in fp32 only (bf16 and fp16 are for the GPU)");
+}
+
+}  // namespace
+
+Pooling parse_pooling(std::string_view text) {
+  if (text == "mean") return Pooling::mean;
+  if (text == "bos") return Pooling::bos;
+  if (text == "none") return Pooling::none;
+  throw UsageError("--pool must be mean, bos or none, not '" + std::string(text) + "'");
+}
+
+ComputeType parse_compute_type(std::string_view text) {
+  if (text == "fp32") return ComputeType::fp32;
+  if (text == "bf16") return ComputeType::bf16;
+  if (text == "fp16") return ComputeType::fp16;
+  throw UsageError("--dtype must be fp32, bf16 or fp16, not '" + std::string(text) + "'");
+}
+
+std::string compute_type_name(ComputeType compute) {
+  switch (compute) {
+    case ComputeType::bf16:
+      return "bf16";
+    case ComputeType::fp16:
+      return "fp16";
+    case ComputeType::fp32:
+      break;
+  }
+  return "fp32";
+}
+
+ComputeType compute_type_for(const std::optional<ComputeType>& dtype, const DeviceChoice& device) {
+  if (dtype) return *dtype;
+  return device.gpu ? ComputeType::bf16 : ComputeType::fp32;
+}
+
+std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
+                                                       const DeviceChoice& device,
+                                                       ComputeType compute, unsigned threads) {
+  if (!device.gpu) return std::make_unique<CpuEsmEngine>(model, threads);
+  GpuEngineOptions options;
+  options.device = device.index;
+  options.compute = compute;
+  return make_gpu_engine(model, options);
+}
+
+EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
+  Stopwatch clock;
+  std::future<DeviceChoice> device_choice;
+  if (options.choose_device)
+    device_choice = std::async(std::launch::async, options.choose_device);
+  else
+    check_dtype(options.dtype, DeviceChoice{});
+  const EsmModel model = load_esm_model(options.model, options.threads);
+  const double load_seconds = clock.seconds();
+  trace("embed: model loaded");
+  // Device problems are reported before the input's.
+  const DeviceChoice device = device_choice.valid() ? device_choice.get() : DeviceChoice{};
+  trace("embed: device ready");
+  check_dtype(options.dtype, device);
+  const ComputeType compute = compute_type_for(options.dtype, device);
+  // cuBLASLt's load and algorithm choice (~0.2 s) on a second thread while
+  // this one reads the input and uploads the weights. Not earlier: started
+  // beside the driver's start, the device was ready 50-100 ms later in the
+  // traced runs (bench/results/2026-11-24-nvidia-h100-run8-embed.md).
+  std::future<void> gemm_warm_up;
+  if (device.gpu)
+    gemm_warm_up = std::async(std::launch::async, [&options, &device, compute] {
+      warm_up_gpu_engine(options.model, device.index, compute);
+    });
+  const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
+  if (options.max_length + 2 > static_cast<std::size_t>(model.config.max_position_embeddings))
+    report.warn("--max-length " + std::to_string(options.max_length) + " goes past the " +
+                std::to_string(model.config.max_position_embeddings - 2) +
+                " residues this model was trained on");
+
+  Readout readout;
+  readout.pooling = options.pooling;
+  readout.layers = resolve_layers(options.layers, model.config.num_layers);
+
+  const io::SequenceBatch batch =
+      io::read_all(options.input, std::pmr::new_delete_resource(), options.threads);
+  const ProteinSet input = tokenize_input(batch, options.input, options.max_length);
+  check_ids_for_format(options.format, input.ids);
+  const auto writer =
+      make_embedding_writer(options.format, options.output, output_shape(input, readout, hidden));
+  for (const std::string& warning : input.warnings) report.warn(warning);
+  trace("embed: input read and tokenized");
+
+  const std::unique_ptr<EmbeddingEngine> engine =
+      make_embedding_engine(model, device, compute, options.threads);
+  trace("embed: engine ready");
+  EmbedJob job;
+  job.readout = readout;
+  // Asked only when the user gave no size: a GPU engine's answer queries the device.
+  job.toks_per_batch =
+      options.toks_per_batch ? *options.toks_per_batch : engine->preferred_batch_tokens();
+  job.progress = [&report, total = input.size()](std::size_t done) {
+    report.progress(std::to_string(done) + " / " + std::to_string(total) + " sequences");
+  };
+  // The forward clock starts once cuBLASLt has chosen its algorithms: a
+  // one-time cost per process (~0.2 s on an H100) that the whole-process
+  // time includes and a timed pass after a warm-up (as HF is timed) would not.
+  if (gemm_warm_up.valid()) gemm_warm_up.wait();
+  Stopwatch embed_clock;
+  const EmbedStats stats = run_embed_job(job, *engine, input, hidden, *writer);
+  const double embed_seconds = embed_clock.seconds();
+  trace("embed: every batch embedded");
+  writer->commit();
+  trace("embed: output written");
+
+  const unsigned threads = options.threads;
+  const std::string what =
+      std::to_string(stats.sequences) + " sequences, " +
+      si_number(static_cast<double>(stats.tokens)) + " tokens on " + engine->name() + " (" +
+      (device.gpu ? compute_type_name(compute) + ")"
+                  : std::to_string(threads) + (threads == 1 ? " thread)" : " threads)"));
+  report.summary(what, clock.seconds(),
+                 "forward " +
+                     rate(static_cast<double>(stats.sequences), embed_seconds, "sequences") + ", " +
+                     rate(static_cast<double>(stats.tokens), embed_seconds, "tokens") +
+                     "; model loaded in " + seconds_text(load_seconds));
+  return stats;
+}
+
+}  // namespace seqfuse::models

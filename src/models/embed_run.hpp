@@ -1,0 +1,71 @@
+// One `seqfuse embed` run from start to summary line: the device chosen on a
+// thread of its own while the model loads, --dtype checked against it, the
+// GEMM library readied beside the input read, the engine chosen, the job
+// (embed_job.hpp) run and the summary written. The command line
+// (src/cli/cli_embed.cpp) only fills EmbedOptions.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/device_choice.hpp"
+#include "core/report.hpp"
+#include "models/embed_job.hpp"
+#include "models/embed_outputs.hpp"
+#include "models/engine.hpp"
+#include "models/esm_weights.hpp"
+
+namespace seqfuse::models {
+
+struct EmbedOptions {
+  std::string model;  // Hugging Face ESM-2 checkpoint folder
+  std::string input;  // FASTA/FASTQ path, - for stdin
+  std::string output = "-";
+  EmbedFormat format = EmbedFormat::tsv;
+  Pooling pooling = Pooling::mean;
+  // --layers as given (negative from the end); empty: the final, normed layer.
+  // Checked against the model once it is loaded.
+  std::vector<int> layers;
+  // --dtype; none: fp32 on the CPU, bf16 on a GPU (issue #5).
+  std::optional<ComputeType> dtype;
+  // --toks-per-batch; none: the engine's preference.
+  std::optional<std::size_t> toks_per_batch;
+  std::size_t max_length = 1022;  // residues kept per sequence
+  unsigned threads = 1;
+  // Picks the device (and may throw as --device resolution does). It runs on
+  // a thread of its own while the model loads, so that a GPU's start-up
+  // (~0.3 s for the driver and its context) overlaps the load. Null: the CPU,
+  // and a --dtype the CPU lacks is refused before the model loads.
+  std::function<DeviceChoice()> choose_device;
+};
+
+// Throw UsageError naming the option and the accepted values.
+[[nodiscard]] Pooling parse_pooling(std::string_view text);
+[[nodiscard]] ComputeType parse_compute_type(std::string_view text);
+// "fp32", "bf16", "fp16": as --dtype spells them.
+[[nodiscard]] std::string compute_type_name(ComputeType compute);
+
+// What the engine on `device` computes in: --dtype when given, else fp32 on
+// the CPU and bf16 on a GPU.
+[[nodiscard]] ComputeType compute_type_for(const std::optional<ComputeType>& dtype,
+                                           const DeviceChoice& device);
+
+// The one place the engine is chosen: the GPU engine (gpu_engine.hpp) on a
+// GPU, else the CPU engine with `threads`. `model` must outlive the engine.
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
+                                                                     const DeviceChoice& device,
+                                                                     ComputeType compute,
+                                                                     unsigned threads);
+
+// Shows warnings, progress and the summary line through `report`. Throws
+// UsageError for a --dtype the device cannot compute in or --layers outside
+// the model, seqfuse::Error for a bad model, input or output; on any error
+// no output file is left behind.
+EmbedStats run_embed(const EmbedOptions& options, Reporter& report);
+
+}  // namespace seqfuse::models

@@ -1,0 +1,68 @@
+// How the GPU engine of embed computes, shared by its parts (gpu_*.cpp, which
+// are compiled only in builds with a GPU backend): the element type of each
+// ComputeType, where GELU is fused into a GEMM, the model sizes every part
+// works with, the GEMMs of one layer, and the aligned layout of sub-buffers
+// in one device allocation (weights and activations alike).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "gpu/nn/gemm.hpp"
+#include "gpu/nn/nn_types.hpp"
+#include "models/engine.hpp"
+#include "models/esm_config.hpp"
+
+namespace seqfuse::models::esm_gpu {
+
+namespace nn = gpu::nn;
+
+[[nodiscard]] nn::NnType nn_type(ComputeType compute) noexcept;
+// "fp32", "bf16", "fp16": as --dtype spells them.
+[[nodiscard]] const char* type_name(nn::NnType type) noexcept;
+// "12 MiB", rounded up: for messages about device memory.
+[[nodiscard]] std::string mib(std::size_t bytes);
+
+// Whether the up-projection applies bias and GELU in its GEMM (cuBLASLt's
+// epilogue, the tanh form of GELU) instead of a GELU kernel after it (ESM's
+// exact erf form). Only for 16-bit compute: there the fused form saves a
+// read and a write of the widest activation (13 % of the 8M model's GPU time
+// went to the GELU kernel) and its rounding of the pre-activation to 16 bits,
+// and the tanh form's error (at most 4.8e-4) is of the size of that rounding.
+// fp32, the exact path, keeps the erf form.
+[[nodiscard]] inline bool fused_gelu(nn::NnType type) noexcept {
+  return type != nn::NnType::f32;
+}
+
+// Byte offsets of sub-buffers inside one allocation, each aligned for
+// cuBLASLt (kGemmAlignment).
+class Layout {
+ public:
+  std::size_t add(std::size_t bytes) {
+    const std::size_t at = total_;
+    total_ += (bytes + nn::kGemmAlignment - 1) / nn::kGemmAlignment * nn::kGemmAlignment;
+    return at;
+  }
+  [[nodiscard]] std::size_t total() const noexcept { return total_; }
+
+ private:
+  std::size_t total_ = 0;
+};
+
+// The model's sizes and the element type its GEMMs and attention take.
+struct ModelShape {
+  std::size_t hidden = 0, heads = 0, head_dim = 0, intermediate = 0;
+  nn::NnType type = nn::NnType::f32;
+};
+[[nodiscard]] ModelShape model_shape(const EsmConfig& config, ComputeType compute);
+
+// The four GEMMs of every layer, as the forward pass (gpu_forward.cpp) runs
+// them (pointers left null, the bias marked by a placeholder): what
+// warm_up_gpu_engine has cuBLASLt choose algorithms for. Keep in step with
+// the forward pass.
+[[nodiscard]] std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden,
+                                                          std::size_t intermediate,
+                                                          nn::NnType type);
+
+}  // namespace seqfuse::models::esm_gpu

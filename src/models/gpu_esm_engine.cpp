@@ -1,0 +1,103 @@
+#include "models/gpu_esm_engine.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/report.hpp"
+#include "gpu/nn/attention.hpp"
+#include "models/gpu_readout.hpp"
+
+namespace seqfuse::models::esm_gpu {
+
+GpuEsmEngine::GpuEsmEngine(const EsmModel& model, const GpuEngineOptions& options)
+    : device_(select_device(options.device)),
+      options_(options),
+      config_(model.config),
+      shape_(model_shape(model.config, options.compute)),
+      gemm_(options.tiled_gemm ? nn::GemmBackend::tiled : nn::GemmBackend::automatic),
+      workspace_(shape_),
+      forward_(shape_, model.config.layer_norm_eps, gemm_, stream_),
+      output_host_(gpu::pinned_resource()) {
+  if (shape_.intermediate % 2 != 0)
+    throw Error("the GPU engine takes an even intermediate_size; " + model.folder + " has " +
+                std::to_string(shape_.intermediate) + ": use --device cpu");
+  if (!nn::attention_head_dim_supported(shape_.head_dim) ||
+      shape_.head_dim * shape_.heads != shape_.hidden)
+    throw Error("the GPU engine's attention is built for head sizes 16, 24, 32 and 64; " +
+                model.folder + " has " + std::to_string(shape_.hidden) + " / " +
+                std::to_string(shape_.heads) + " heads: use --device cpu");
+  trace("embed: engine: device, stream and GEMM handle ready");
+  weights_ = upload_weights(model, shape_.type, name(), stream_);
+  trace("embed: engine: weights uploaded");
+}
+
+// 65,536 tokens keep every multiprocessor busy through each op (the 8M
+// model's forward pass in bf16 on an H100: 4,096 ran at half its speed,
+// 16,384 8 % slower; bench/results/2026-11-23-nvidia-h100-embed-bench1.md),
+// as far as half the free memory holds them (a 3B model needs ~10 GB).
+std::size_t GpuEsmEngine::preferred_batch_tokens() const {
+  constexpr std::size_t kMost = 65536, kLeast = 4096;
+  const std::size_t per_token =
+      lay_out(kMost, shape_.hidden, shape_.intermediate, shape_.type).total / kMost + 1;
+  const std::size_t fits = gpu::free_device_memory() / 2 / per_token;
+  return std::clamp(fits / 1024 * 1024, kLeast, kMost);
+}
+
+void GpuEsmEngine::reserve(std::size_t longest_sequence_tokens, std::size_t batch_tokens) {
+  grow_rotary_tables(weights_.rotary, shape_.head_dim,
+                     std::max<std::size_t>(longest_sequence_tokens, 1), stream_);
+  workspace_.reserve(std::max(batch_tokens, longest_sequence_tokens), longest_sequence_tokens,
+                     name());
+}
+
+void GpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
+                         const Readout& readout, std::span<Embedding> out) {
+  if (out.size() != sequences.size())
+    throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
+                std::to_string(sequences.size()) + " sequences");
+  if (sequences.empty()) return;
+  const int num_layers = config_.num_layers;
+  for (int layer : readout.layers)
+    if (layer < 0 || layer > num_layers)
+      throw Error("internal: hidden state " + std::to_string(layer) + " of a " +
+                  std::to_string(num_layers) + "-layer model");
+  std::size_t tokens = 0, longest = 0;
+  for (const auto& s : sequences) {
+    if (s.size() < 2)
+      throw Error("internal: a sequence of " + std::to_string(s.size()) +
+                  " tokens; the engine takes <cls> ... <eos>");
+    for (std::int32_t id : s)
+      if (id < 0 || id >= config_.vocab_size)
+        throw Error("internal: token id " + std::to_string(id) + " outside the vocabulary");
+    tokens += s.size();
+    longest = std::max(longest, s.size());
+  }
+  reserve(longest, tokens);
+  workspace_.upload_batch(sequences, config_, stream_);
+  if (forward_.before_first_batch()) trace("embed: first batch: arena ready, metadata queued");
+
+  BatchReadout batch;
+  batch.readout = &readout;
+  batch.sequences = sequences.size();
+  batch.tokens = tokens;
+  batch.rows_total = readout_rows(readout.pooling, sequences.size(), tokens);
+  batch.hidden = shape_.hidden;
+  const std::size_t output_floats = batch.output_floats();
+  workspace_.grow_output(output_floats * sizeof(float));
+  batch.offsets = workspace_.at<const std::int32_t>(workspace_.layout().offsets);
+  batch.output = workspace_.output();
+  if (options_.poison_buffers) workspace_.poison(stream_);
+
+  forward_.run(weights_, workspace_, batch);
+  trace("embed: batch queued on the device");
+
+  if (output_floats > 0) {
+    output_host_.resize(output_floats);
+    gpu::copy_to_host(output_host_.data(), batch.output, output_floats * sizeof(float), stream_);
+  }
+  stream_.synchronize();
+  trace("embed: batch done on the device");
+  unpack_readout(output_host_.data(), sequences, batch, out);
+}
+
+}  // namespace seqfuse::models::esm_gpu
