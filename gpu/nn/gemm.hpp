@@ -25,7 +25,7 @@ enum class Activation {
   // the form cuBLASLt's GELU epilogue computes (tests/gpu/test_gpu_gemm.cpp
   // checks it on the device), so the tiled kernel computes it too. It is
   // within 4.8e-4 of ESM's exact-erf GELU; the engine fuses it only where y
-  // is 16-bit anyway (src/models/gpu_engine.cpp says why).
+  // is 16-bit anyway (src/models/gpu_compute.hpp says why).
   gelu_tanh,
 };
 
