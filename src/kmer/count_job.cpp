@@ -1,5 +1,7 @@
 #include "kmer/count_job.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -14,18 +16,19 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
+#include "gpu/runtime.hpp"  // pinned host memory
 #include "io/batch_reader.hpp"
 #include "io/fastq_chunks.hpp"
-#include "io/huge_pages.hpp"
+#include "kmer/count_filter.hpp"
 #include "kmer/cpu_engine.hpp"
 #include "kmer/gpu_engine.hpp"
 #include "kmer/histogram.hpp"
 #include "kmer/kmer_db.hpp"
 #include "kmer/kmer_text.hpp"
 #include "kmer/run_store.hpp"
-#include "gpu/runtime.hpp"  // gpu/: pinned host memory
 
 namespace seqfuse::kmer {
 namespace {
@@ -65,30 +68,6 @@ std::unique_ptr<OutputFile> open_output(const std::string& path) {
   return path.empty() ? nullptr : std::make_unique<OutputFile>(path);
 }
 
-// -L/-U applied to one merged block (a copy only when a filter is set).
-class CountFilter {
- public:
-  CountFilter(std::uint32_t lower, std::uint32_t upper) : lower_(lower), upper_(upper) {}
-  [[nodiscard]] RecordBlock apply(const RecordBlock& block) {
-    if (lower_ <= 1 && upper_ == UINT32_MAX) return block;
-    const std::size_t w = static_cast<std::size_t>(block.words_per_kmer());
-    words_.resize(block.size * w);
-    counts_.resize(block.size);
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < block.size; ++i) {
-      if (block.counts[i] < lower_ || block.counts[i] > upper_) continue;
-      std::copy(block.kmer(i), block.kmer(i) + w, words_.data() + kept * w);
-      counts_[kept++] = block.counts[i];
-    }
-    return RecordBlock{block.k, words_.data(), counts_.data(), kept};
-  }
-
- private:
-  std::uint32_t lower_, upper_;
-  std::vector<std::uint64_t> words_;
-  std::vector<std::uint32_t> counts_;
-};
-
 void show_progress(const CountStats& stats, Reporter& report) {
   report.progress(std::to_string(stats.reads) + " reads, " +
                   si_number(static_cast<double>(stats.bases)) + "bp");
@@ -110,22 +89,16 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
   if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
 }
 
-// FASTQ text goes to the GPU in chunks of this size (at most): large enough
-// that a chunk's launches and its reads (each split over -t threads) cost
-// little next to its copy, small enough that pinning two of them (~0.4 ms
-// per MB, on the GPU's start-up path) stays short. Timed on one H100 (run
-// 6): 32 MiB 0.593 s, 16 MiB 0.641 s for the bench's 1.26 GB.
-constexpr std::size_t kGpuTextChunk = std::size_t{32} << 20;
-
-// SEQFUSE_KMER_CHUNK_MIB (1 to 256) replaces kGpuTextChunk, so two sizes can
-// be timed side by side on one machine (scripts/device-kmer-chunks.sh); it
-// is a tuning knob, not an option for users.
-std::size_t gpu_text_chunk() {
-  if (const char* mib = std::getenv("SEQFUSE_KMER_CHUNK_MIB")) {
-    const long value = std::strtol(mib, nullptr, 10);
-    if (value >= 1 && value <= 256) return static_cast<std::size_t>(value) << 20;
+// The device options.choose_device picks, when this build has a GPU engine
+// for it; else the CPU, or an error when a GPU was required.
+DeviceChoice choose_engine_device(const CountOptions& options) {
+  DeviceChoice device = options.choose_device();
+  trace("kmer-count: device chosen");
+  if (device.gpu && !gpu_engine_compiled()) {
+    if (options.gpu_required) throw Error("--device gpu: this build has no GPU k-mer engine");
+    device = {};
   }
-  return kGpuTextChunk;
+  return device;
 }
 
 // The two pinned buffers FASTQ text goes to the device through, in turn.
@@ -144,7 +117,7 @@ class EngineLaunch {
                std::uint64_t input_kmers)
       : pending_(std::async(std::launch::async, [&options, &store, pinned_bytes, input_kmers] {
           Launched launched;
-          if (options.choose_device) launched.device = options.choose_device();
+          if (options.choose_device) launched.device = choose_engine_device(options);
           const MemoryPlan plan = plan_memory(options.max_memory, launched.device.gpu);
           EngineParams params;
           params.k = options.k;
@@ -153,6 +126,7 @@ class EngineLaunch {
           params.memory_budget = plan.engine_budget;
           params.device_index = launched.device.index;
           params.kmer_bound = input_kmers;
+          params.tunables = options.tunables;
           launched.engine =
               launched.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
           if (pinned_bytes > 0 && launched.engine->takes_fastq_text()) {
@@ -204,7 +178,7 @@ FastqText open_fastq_text(const std::string& input, std::size_t chunk_bytes, uns
 void read_while_starting(FastqText& text, const EngineLaunch& launch, std::size_t limit) {
   std::size_t held = 0;
   while (!launch.ready() && held < limit) {
-    io::TextBuffer& chunk = text.early.emplace_back(io::huge_page_resource());
+    io::TextBuffer& chunk = text.early.emplace_back(large_buffer_resource());
     if (!text.reader->next(chunk)) {
       text.early.pop_back();
       break;
@@ -268,6 +242,13 @@ void warn_if_saturated(const MergeTotals& totals, Reporter& report) {
 
 }  // namespace
 
+std::size_t default_max_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::size_t{4} << 30;
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
+}
+
 // A FASTQ record holds a quality byte per base, so its k-mers are at most
 // half its bytes; FASTA's at most all of them.
 std::uint64_t kmer_bound(const std::vector<std::string>& inputs, std::size_t slack) {
@@ -304,7 +285,9 @@ MemoryPlan plan_memory(std::size_t max_memory, bool gpu) {
   return plan;
 }
 
-CountStats run_count_job(const CountOptions& options, Reporter& report) {
+namespace {
+
+CountStats count_and_write(const CountOptions& options, Reporter& report) {
   validate(options);
   // Outputs first: an unwritable path fails before any work.
   const std::unique_ptr<OutputFile> db_out = open_output(options.db_path);
@@ -317,7 +300,8 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   // The GPU engine's input sizes, known before it is built: text chunks, and
   // a bound on the k-mers with one parsed batch or chunk of slack.
   const std::size_t gpu_batch_bases = plan_memory(options.max_memory, true).batch_bases;
-  const std::size_t gpu_chunk_bytes = std::min(gpu_text_chunk(), 2 * gpu_batch_bases);
+  const std::size_t gpu_chunk_bytes =
+      std::min(options.tunables.gpu_text_chunk_bytes, 2 * gpu_batch_bases);
   const std::uint64_t bound =
       kmer_bound(options.inputs, std::max(gpu_chunk_bytes, gpu_batch_bases));
   EngineLaunch launch(options, store, gpu_chunk_bytes + 1, bound);
@@ -420,6 +404,34 @@ CountStats run_count_job(const CountOptions& options, Reporter& report) {
   for (OutputFile* out : {db_out.get(), histo_out.get(), dump_out.get()})
     if (out != nullptr) out->commit();
   warn_if_saturated(stats.totals, report);
+  return stats;
+}
+
+void report_summary(const CountOptions& options, const CountStats& stats, double seconds,
+                    Reporter& report) {
+  const auto kmers = static_cast<double>(stats.totals.total_kmers);
+  std::string what = std::to_string(stats.reads) + " reads, " +
+                     si_number(static_cast<double>(stats.bases)) + "bp, " + si_number(kmers) +
+                     " k-mers (k=" + std::to_string(options.k) +
+                     (options.canonical ? ", canonical" : ", both strands") + "), " +
+                     si_number(static_cast<double>(stats.totals.distinct)) + " distinct";
+  if (options.lower_count > 1 || options.upper_count < UINT32_MAX)
+    what += ", " + si_number(static_cast<double>(stats.kept)) + " kept by -L/-U";
+  if (stats.spilled_runs > 0)
+    what += ", " + std::to_string(stats.runs) + " runs (" + std::to_string(stats.spilled_runs) +
+            " spilled)";
+  what += " on " + stats.device.name();
+  report.summary(what, seconds,
+                 si_number(seconds > 0 ? kmers / seconds : 0.0) + " k-mers/s, " +
+                     rate(static_cast<double>(stats.bases), seconds, "bp"));
+}
+
+}  // namespace
+
+CountStats run_count_job(const CountOptions& options, Reporter& report) {
+  const Stopwatch clock;
+  const CountStats stats = count_and_write(options, report);
+  report_summary(options, stats, clock.seconds(), report);
   return stats;
 }
 

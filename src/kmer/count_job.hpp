@@ -1,5 +1,5 @@
 // One `seqfuse kmer-count` run: inputs -> engine (CPU or GPU) -> runs kept in
-// memory or spilled -> merge -> database, histogram, dump.
+// memory or spilled -> merge -> database, histogram, dump -> summary line.
 #pragma once
 
 #include <cstddef>
@@ -10,12 +10,18 @@
 
 #include "core/device_choice.hpp"
 #include "core/report.hpp"
+#include "kmer/kmer_params.hpp"
 #include "kmer/run_merge.hpp"
 
 namespace seqfuse::kmer {
 
 // -m/--max-memory below this cannot hold the reader's batches and a useful run.
 inline constexpr std::size_t kMinMaxMemory = std::size_t{50} << 20;  // 0.05 GB (2^30 bytes)
+
+// -m/--max-memory's default in bytes: half the machine's memory, as KMC and
+// Jellyfish users expect a counter to take a large share of it without
+// asking (4 GiB when the system does not say).
+[[nodiscard]] std::size_t default_max_memory();
 
 struct CountOptions {
   int k = 0;
@@ -28,6 +34,9 @@ struct CountOptions {
   // a thread of its own while the first input is read, so that a GPU's
   // start-up (the driver's first call, ~0.2 s) overlaps reading. Null: the CPU.
   std::function<DeviceChoice()> choose_device;
+  // --device gpu or gpu:N: a GPU chosen in a build without a GPU k-mer engine
+  // is an error; otherwise (auto) the CPU counts instead.
+  bool gpu_required = false;
   std::vector<std::string> inputs;
   std::string db_path;     // -o; empty: none
   std::string histo_path;  // --histo; empty: none
@@ -38,6 +47,8 @@ struct CountOptions {
   // instead of being freed buffer by buffer (~25 ms for a 1 GB FASTQ's
   // 24 GB of device buffers on an H100).
   bool exits_after = false;
+  // Read from the environment once, when the run's options are made.
+  KmerTunables tunables = KmerTunables::from_environment();
 };
 
 // How -m is shared out (bytes).
@@ -65,6 +76,7 @@ struct CountStats {
   DeviceChoice device;  // where the counting ran
 };
 
+// Counts, writes the outputs and ends with the summary line on `report`.
 // Throws UsageError for options that cannot run (k, filters, memory, no
 // output) and seqfuse::Error for bad inputs or outputs; on any error no
 // output file is left behind.

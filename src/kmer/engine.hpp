@@ -16,8 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "io/batch.hpp"
 #include "gpu/primitives/kmer_code.hpp"
+#include "io/batch.hpp"
+#include "kmer/kmer_params.hpp"
 
 namespace seqfuse::kmer {
 
@@ -50,6 +51,7 @@ struct EngineParams {
   // of slack included; 0 when unknown (stdin, compressed input). The GPU
   // engine sizes its device buffers from it instead of from the budget alone.
   std::uint64_t kmer_bound = 0;
+  KmerTunables tunables;  // the GPU engine's sizing
 };
 
 // What an engine that parses FASTQ text itself found in it.

@@ -5,32 +5,15 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/gpu_status.hpp"
 #include "core/report.hpp"
-
-#if SEQFUSE_HAVE_GPU
 #include "gpu/kmer/count_histogram.hpp"
 #include "gpu/kmer/count_kmers.hpp"
 #include "gpu/kmer/fastq_text.hpp"
 #include "gpu/runtime.hpp"
-#endif
 
 namespace seqfuse::kmer {
-
-#if SEQFUSE_HAVE_GPU
-
 namespace {
-
-void require_success(gpu::Status status, const char* what) {
-  if (status != gpu::Status::kSuccess)
-    throw Error(std::string("GPU k-mer counting refused its input (") + what +
-                "): " + gpu::to_string(status));
-}
-
-// Below this many k-mers per round the engine would spend its time in
-// launches and copies rather than counting.
-constexpr std::size_t kMinimumCapacity = std::size_t{1} << 20;
-// Headroom for the input batch, the sort's temporary storage and the driver.
-constexpr double kDeviceShare = 0.8;
 
 // K-mers are gathered on the device until the room is full, then sorted and
 // counted there; only distinct k-mers and their counts come back, as one
@@ -92,9 +75,9 @@ class GpuCountingEngine final : public CountingEngine {
     slot.copied.record(copy_stream_);
     slot.copied.make_wait(stream_);
 
-    require_success(gpu::mask_fastq_text(slot.text.as<char>(), n, *text_space_,
-                                         text_totals_->as<gpu::FastqTextTotals>(), stream_),
-                    "FASTQ text");
+    require_gpu_success(gpu::mask_fastq_text(slot.text.as<char>(), n, *text_space_,
+                                             text_totals_->as<gpu::FastqTextTotals>(), stream_),
+                        "GPU k-mer counting (FASTQ text)");
     const std::size_t most = n / 2;
     if (held_ + most > capacity_) held_ = read_counter();  // held_ was an upper bound
     if (held_ > capacity_) {
@@ -112,9 +95,9 @@ class GpuCountingEngine final : public CountingEngine {
         // Room for every k-mer the chunk can hold: one launch, no round trip.
         job.end_from = 0;
         job.end_to = n;
-        require_success(gpu::extract_kmers(job, columns(), capacity_,
-                                           counter_.as<unsigned long long>(), stream_),
-                        "extract");
+        require_gpu_success(gpu::extract_kmers(job, columns(), capacity_,
+                                               counter_.as<unsigned long long>(), stream_),
+                            "GPU k-mer counting (extract)");
         held_ += most;
       } else {
         // The room may fill within this chunk: counted in exact slices.
@@ -162,12 +145,12 @@ class GpuCountingEngine final : public CountingEngine {
       return false;
     }
     std::size_t runs = 0;
-    require_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
-                    "sort");
+    require_gpu_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
+                        "GPU k-mer counting (sort)");
     trace("gpu engine: sorted and counted");
-    require_success(gpu::count_frequencies(space_.counts.as<std::uint32_t>(), runs, held_,
-                                           frequencies, stream_),
-                    "histogram");
+    require_gpu_success(gpu::count_frequencies(space_.counts.as<std::uint32_t>(), runs, held_,
+                                               frequencies, stream_),
+                        "GPU k-mer counting (histogram)");
     held_ = 0;
     return true;
   }
@@ -183,22 +166,23 @@ class GpuCountingEngine final : public CountingEngine {
   }
 
   static std::size_t choose_capacity(const EngineParams& params) {
+    const std::size_t minimum = params.tunables.gpu_minimum_capacity;
     const std::size_t budget = std::min<std::size_t>(
         params.memory_budget,
-        static_cast<std::size_t>(static_cast<double>(gpu::free_device_memory()) * kDeviceShare));
+        static_cast<std::size_t>(static_cast<double>(gpu::free_device_memory()) *
+                                 params.tunables.gpu_device_share));
     const std::size_t per_kmer = gpu::KmerSortSpace::bytes_per_kmer(params.k) +
                                  sizeof(std::uint64_t) * words_for_k(params.k);
     const std::size_t capacity = std::min<std::size_t>(budget / per_kmer, 0xfffffff0u);
-    if (capacity < kMinimumCapacity)
+    if (capacity < minimum)
       throw Error("the GPU memory allowed (" + std::to_string(budget >> 20) +
                   " MiB) is too small to count k-mers: at least " +
-                  std::to_string((kMinimumCapacity * per_kmer) >> 20) + " MiB are needed");
+                  std::to_string((minimum * per_kmer) >> 20) + " MiB are needed");
     // No more than the input can fill: allocating (and, at exit, releasing)
     // most of an 80 GB device for a 1 GB input costs time, and shared GPUs
     // have other users.
     if (params.kmer_bound > 0)
-      return std::min<std::size_t>(capacity,
-                                   std::max<std::uint64_t>(kMinimumCapacity, params.kmer_bound));
+      return std::min<std::size_t>(capacity, std::max<std::uint64_t>(minimum, params.kmer_bound));
     return capacity;
   }
 
@@ -220,9 +204,9 @@ class GpuCountingEngine final : public CountingEngine {
       const std::size_t to = std::min(total, from + (capacity_ - held_));
       job.end_from = from;
       job.end_to = to;
-      require_success(
+      require_gpu_success(
           gpu::extract_kmers(job, columns(), capacity_, counter_.as<unsigned long long>(), stream_),
-          "extract");
+          "GPU k-mer counting (extract)");
       if (to < total) held_ = read_counter();
       from = to;
     }
@@ -284,8 +268,8 @@ class GpuCountingEngine final : public CountingEngine {
 
   void flush() {
     std::size_t runs = 0;
-    require_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
-                    "sort");
+    require_gpu_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
+                        "GPU k-mer counting (sort)");
     SortedRun run;
     run.k = params_.k;
     run.words.resize(runs * words_for_k(params_.k));
@@ -338,17 +322,5 @@ bool gpu_engine_compiled() noexcept {
 std::unique_ptr<CountingEngine> make_gpu_engine(const EngineParams& params, RunSink& sink) {
   return std::make_unique<GpuCountingEngine>(params, sink);
 }
-
-#else
-
-bool gpu_engine_compiled() noexcept {
-  return false;
-}
-
-std::unique_ptr<CountingEngine> make_gpu_engine(const EngineParams&, RunSink&) {
-  throw Error("this build of seqfuse has no GPU backend; use --device cpu");
-}
-
-#endif
 
 }  // namespace seqfuse::kmer

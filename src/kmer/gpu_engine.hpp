@@ -1,6 +1,7 @@
-// The GPU k-mer counting engine (gpu/kmer/), seen from src/. In a build
-// without a GPU backend gpu_engine_compiled() is false and make_gpu_engine
-// throws.
+// The GPU k-mer counting engine (gpu/kmer/), seen from src/: plain C++, no
+// CUDA types. Defined in gpu_engine.cpp with a GPU backend; without one,
+// gpu_absent.cpp stands in: gpu_engine_compiled() is false and
+// make_gpu_engine throws (seqfuse::no_gpu_backend()).
 #pragma once
 
 #include <memory>

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "io/fastq_chunks.hpp"
-#include "io/huge_pages.hpp"
 #include "test_io_support.hpp"
 
 namespace t = seqfuse::io::test;
@@ -75,15 +75,15 @@ TEST_CASE("FASTQ chunks: a record larger than the chunk size comes whole", "[io]
 }
 
 TEST_CASE("huge-page text buffers are aligned, writable, and grow keeping their bytes", "[io]") {
-  TextBuffer buffer(seqfuse::io::huge_page_resource());
-  buffer.reserve(3 << 20);
+  TextBuffer buffer(seqfuse::large_buffer_resource());
+  buffer.reserve(5 << 20);  // large enough for huge pages (4 MiB and more)
   REQUIRE(reinterpret_cast<std::uintptr_t>(buffer.data()) % (2 << 20) == 0);
   for (std::size_t i = 0; i < buffer.capacity(); ++i) buffer.data()[i] = static_cast<char>(i % 251);
   buffer.set_size(buffer.capacity());
   buffer.reserve(33 << 20);  // grows: the old bytes move along
   REQUIRE(reinterpret_cast<std::uintptr_t>(buffer.data()) % (2 << 20) == 0);
   bool same = true;
-  for (std::size_t i = 0; i < (std::size_t{3} << 20); ++i)
+  for (std::size_t i = 0; i < (std::size_t{5} << 20); ++i)
     same &= buffer.data()[i] == static_cast<char>(i % 251);
   CHECK(same);
   buffer.data()[(std::size_t{33} << 20) - 1] = 'x';  // the whole room is mapped

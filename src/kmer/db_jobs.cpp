@@ -1,0 +1,115 @@
+#include "kmer/db_jobs.hpp"
+
+#include <fstream>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/output_file.hpp"
+#include "io/sequence_reader.hpp"
+#include "kmer/count_filter.hpp"
+#include "kmer/kmer_db.hpp"
+#include "kmer/kmer_text.hpp"
+
+namespace seqfuse::kmer {
+namespace {
+
+// A k-mer to look up: its letters, and where it came from (for errors).
+using Query = std::pair<std::string, std::string>;
+
+// The arguments, then those of the file (FASTA/FASTQ records or plain
+// lines, one k-mer each).
+std::vector<Query> gather_queries(const QueryOptions& options) {
+  std::vector<Query> queries;
+  for (const std::string& kmer : options.kmers) queries.emplace_back(kmer, "argument");
+  if (options.file.empty()) return queries;
+  std::ifstream peek(options.file);
+  if (!peek && options.file != "-")
+    throw Error("cannot open '" + options.file + "': no such file or not readable");
+  char first = 0;
+  peek >> first;  // skips leading white space
+  if (options.file == "-" || first == '>' || first == '@' || !peek) {
+    io::SequenceReader reader(options.file);
+    io::SequenceRecord record;
+    for (std::size_t n = 1; reader.next(record); ++n)
+      queries.emplace_back(record.seq, options.file + " record " + std::to_string(n));
+    return queries;
+  }
+  std::ifstream in(options.file);
+  std::string line;
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+      line.pop_back();
+    if (!line.empty()) queries.emplace_back(line, options.file + " line " + std::to_string(n));
+  }
+  return queries;
+}
+
+}  // namespace
+
+std::uint64_t run_dump_job(const DumpOptions& options, Reporter& report) {
+  Stopwatch clock;
+  if (options.upper_count < options.lower_count)
+    throw UsageError("-U/--upper-count must be at least -L/--lower-count");
+  const KmerDb db(options.db);
+  OutputFile out(options.output);
+  CountFilter filter(options.lower_count, options.upper_count);
+  std::string text;
+  std::uint64_t written = 0;
+  db.for_each_block([&](const RecordBlock& block) {
+    const RecordBlock kept = filter.apply(block);
+    text.clear();
+    append_dump_lines(kept, text);
+    out.write(text);
+    written += kept.size;
+  });
+  out.commit();
+  report.summary(std::to_string(written) + " k-mers dumped", clock.seconds());
+  return written;
+}
+
+std::uint64_t run_histo_job(const HistoOptions& options, Reporter& report) {
+  Stopwatch clock;
+  validate(options.params);
+  const KmerDb db(options.db);
+  OutputFile out(options.output);
+  CountHistogram histogram;
+  db.for_each_block([&](const RecordBlock& block) { histogram.add(block); });
+  out.write(histogram.jellyfish_text(options.params));
+  out.commit();
+  report.summary(std::to_string(histogram.distinct()) + " k-mers in the histogram",
+                 clock.seconds());
+  return histogram.distinct();
+}
+
+std::size_t run_query_job(const QueryOptions& options, Reporter& report) {
+  Stopwatch clock;
+  if (options.kmers.empty() && options.file.empty())
+    throw UsageError("query: give k-mers as arguments or --file FILE");
+  const KmerDb db(options.db);
+  const int k = db.info().k;
+  const std::vector<Query> queries = gather_queries(options);
+  OutputFile out(options.output);
+  std::string text;
+  for (const auto& [letters, where] : queries) {
+    std::uint64_t words[2] = {0, 0};
+    if (letters.size() != static_cast<std::size_t>(k))
+      throw Error("query '" + letters + "' (" + where + ") has " + std::to_string(letters.size()) +
+                  " letters; the database holds " + std::to_string(k) + "-mers");
+    if (!parse_kmer(letters, k, words))
+      throw Error("query '" + letters + "' (" + where + ") holds a letter other than A, C, G, T");
+    if (db.info().canonical) canonicalize(words, k);
+    // Printed as Jellyfish's query prints it: the k-mer as stored (canonical form).
+    const std::size_t at = text.size();
+    text.resize(at + static_cast<std::size_t>(k));
+    format_kmer(words, k, text.data() + at);
+    text += ' ';
+    text += std::to_string(db.count_of(words));
+    text += '\n';
+  }
+  out.write(text);
+  out.commit();
+  report.summary(std::to_string(queries.size()) + " k-mer(s) looked up", clock.seconds());
+  return queries.size();
+}
+
+}  // namespace seqfuse::kmer
