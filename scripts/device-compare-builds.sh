@@ -29,6 +29,7 @@ work=/tmp/seqfuse-compare
 data=bundle/data
 mkdir -p "$work"
 table="${OUT:-$work}/compare-builds.md"
+mkdir -p "$(dirname "$table")"
 failures=0
 
 die() { echo "device-compare-builds: error: $*" >&2; exit 1; }
