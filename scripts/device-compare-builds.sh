@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Two seqfuse builds side by side on the GPU machine, for changes that must
 # not change behaviour (a refactor): ours (bundle/bin/seqfuse) and BASELINE
-# (another build carried beside the bundle, e.g. bundle/baseline/seqfuse made
-# from the commit before). Each workload runs RUNS times per build,
-# alternating ours and the baseline; every output of ours must be byte-
-# identical to the baseline's, and each workload's median wall time is
-# printed for both with the ratio (baseline / ours: above 1, ours is faster).
+# (another build carried beside the bundle, e.g. build-before/seqfuse made
+# from the commit before). Each workload runs RUNS times per build, the
+# two builds alternating (and which goes first alternating by round); every
+# output of ours must be byte-identical to the baseline's, and each
+# workload's median wall time is printed for both with the ratio (baseline /
+# ours: above 1, ours is faster).
 # The workloads cover the align paths (search resident and in parts, with
 # and without traceback; all against all; --pairs with traceback), kmer-count
 # (database, histogram, dump; plain and gzip input) and embed (a random
 # ESM-2 8M-shaped model, fp32 and bf16; the small test checkpoint).
 # Needs bundle/ made with --data. Standalone or as device-run.sh's extra step:
-#   BASELINE=bundle/baseline/seqfuse DEVICE_EXTRA=scripts/device-compare-builds.sh \
+#   BASELINE=build-before/seqfuse DEVICE_EXTRA=scripts/device-compare-builds.sh \
 #     bash scripts/device-run.sh --no-cpu-tests
 # Environment: BASELINE (required), RUNS (default 3), COMPARE_ONLY (workload
 # names, space-separated; default all), OUT (the results table is also
@@ -58,7 +59,11 @@ compare() {
   if [ -n "${COMPARE_ONLY:-}" ] && [[ " $COMPARE_ONLY " != *" $name "* ]]; then return 0; fi
   local run build bin prefix t ours_t=() base_t=() same=yes
   for run in $(seq "$runs"); do
-    for build in ours base; do
+    # Who goes first alternates: a process can pay for the one before it
+    # (the driver's teardown of its context), so neither build always does.
+    local order="ours base"
+    ((run % 2 == 0)) && order="base ours"
+    for build in $order; do
       bin=$ours
       [ $build = base ] && bin=$base
       prefix="$work/out-$name-$build"
