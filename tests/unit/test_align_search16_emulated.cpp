@@ -257,18 +257,8 @@ TEST_CASE("emulated 16-bit search scores equal reference_score on random inputs"
         // All the same letter, against a run of it (ties everywhere).
         queries.add(test::encode(scheme, std::string(45, letters[0])));
         // 47 targets: an odd count leaves the last slot without a partner.
-        for (int k = 0; k < 47; ++k) {
-          std::string s;
-          if (k < 3)
-            s = rng.random(letters, static_cast<std::size_t>(k));
-          else if (k == 3)
-            s = std::string(60, letters[0]);
-          else if (k % 4 == 3)
-            s = rng.mutate(related, letters, 0.2);
-          else
-            s = rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 180)));
+        for (const std::string& s : test::search_test_targets(rng, letters, related, 47))
           targets.add(test::encode(scheme, s));
-        }
         check_against_reference(scheme, mode, queries, targets, rng.rng());
       });
 }

@@ -168,18 +168,8 @@ TEST_CASE("emulated 32-bit search scores equal reference_score on random inputs"
         // All the same letter, against a run of it (ties everywhere).
         queries.add(test::encode(scheme, std::string(45, letters[0])));
         // 43 targets: groups of kSlotGroup slots with a partial last group.
-        for (int k = 0; k < 43; ++k) {
-          std::string s;
-          if (k < 3)
-            s = rng.random(letters, static_cast<std::size_t>(k));
-          else if (k == 3)
-            s = std::string(60, letters[0]);
-          else if (k % 4 == 3)
-            s = rng.mutate(related, letters, 0.2);
-          else
-            s = rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 180)));
+        for (const std::string& s : test::search_test_targets(rng, letters, related, 43))
           targets.add(test::encode(scheme, s));
-        }
         check_against_reference(scheme, mode, queries, targets, rng.rng());
       });
 }

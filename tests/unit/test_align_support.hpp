@@ -135,4 +135,24 @@ struct FlatCodes {
   [[nodiscard]] std::size_t size() const { return offsets.size() - 1; }
 };
 
+// Targets for a search test: lengths 0, 1 and 2, a run of one letter (ties
+// everywhere against a query of it), every fourth a relative of `related`,
+// the rest random up to 180 letters. `count` picks how the last slot group
+// is filled.
+inline std::vector<std::string> search_test_targets(RandomSequences& rng, const std::string& letters,
+                                                    const std::string& related, int count) {
+  std::vector<std::string> targets;
+  for (int k = 0; k < count; ++k) {
+    if (k < 3)
+      targets.push_back(rng.random(letters, static_cast<std::size_t>(k)));
+    else if (k == 3)
+      targets.emplace_back(60, letters[0]);
+    else if (k % 4 == 3)
+      targets.push_back(rng.mutate(related, letters, 0.2));
+    else
+      targets.push_back(rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 180))));
+  }
+  return targets;
+}
+
 }  // namespace seqfuse::align::test
