@@ -128,23 +128,9 @@ void check_against_reference(const ScoringScheme& scheme, AlignMode mode, const 
                              std::uint32_t per_launch = 3) {
   const std::vector<gpu::PairScore> got_all =
       emulate(scheme, mode, queries, targets, per_launch, rng);
-  std::size_t wrong = 0;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    for (std::size_t t = 0; t < targets.size(); ++t) {
-      const AlignResult want =
-          seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
-      const gpu::PairScore& got = got_all[q * targets.size() + t];
-      if (got.score == want.score && got.query_end == want.query_end &&
-          got.target_end == want.target_end)
-        continue;
-      if (++wrong <= 5)
-        UNSCOPED_INFO("query " << q << " (" << queries[q].size() << ") target " << t << " ("
-                               << targets[t].size() << "): emulated " << got.score << " @"
-                               << got.query_end << "," << got.target_end << " reference "
-                               << want.score << " @" << want.query_end << "," << want.target_end);
-    }
-  }
-  CHECK(wrong == 0);
+  CHECK(test::count_unlike_reference(
+            mode, scheme, queries, targets,
+            [&](std::size_t q, std::size_t t) { return got_all[q * targets.size() + t]; }) == 0);
 }
 
 }  // namespace

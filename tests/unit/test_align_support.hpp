@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "align/alignment.hpp"
+#include "align/reference.hpp"
 #include "align/scoring.hpp"
 #include "io/batch_reader.hpp"
 #include "test_data.hpp"
@@ -139,7 +140,8 @@ struct FlatCodes {
 // everywhere against a query of it), every fourth a relative of `related`,
 // the rest random up to 180 letters. `count` picks how the last slot group
 // is filled.
-inline std::vector<std::string> search_test_targets(RandomSequences& rng, const std::string& letters,
+inline std::vector<std::string> search_test_targets(RandomSequences& rng,
+                                                    const std::string& letters,
                                                     const std::string& related, int count) {
   std::vector<std::string> targets;
   for (int k = 0; k < count; ++k) {
@@ -153,6 +155,31 @@ inline std::vector<std::string> search_test_targets(RandomSequences& rng, const 
       targets.push_back(rng.random(letters, static_cast<std::size_t>(rng.uniform(1, 180))));
   }
   return targets;
+}
+
+// Pairs (query q, target t) of two sets whose score or end cell differs from
+// reference_score, the first five reported (UNSCOPED_INFO) for the failure
+// message. got(q, t) gives the engine's result: anything with score,
+// query_end and target_end.
+template <class Sequences, class Got>
+std::size_t count_unlike_reference(AlignMode mode, const ScoringScheme& scheme,
+                                   const Sequences& queries, const Sequences& targets,
+                                   const Got& got) {
+  std::size_t wrong = 0;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const AlignResult want = reference_score(mode, scheme, queries[q], targets[t]);
+      const auto g = got(q, t);
+      if (g.score == want.score && g.query_end == want.query_end && g.target_end == want.target_end)
+        continue;
+      if (++wrong <= 5)
+        UNSCOPED_INFO("query " << q << " (" << queries[q].size() << ") target " << t << " ("
+                               << targets[t].size() << "): got " << g.score << " @" << g.query_end
+                               << "," << g.target_end << " reference " << want.score << " @"
+                               << want.query_end << "," << want.target_end);
+    }
+  }
+  return wrong;
 }
 
 }  // namespace seqfuse::align::test

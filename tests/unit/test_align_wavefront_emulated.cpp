@@ -89,27 +89,14 @@ void require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode,
   const gpu::ScoreParams params = seqfuse::align::gpu_score_params(scheme, mode);
   // The layout load_search_table gives the kernel.
   const std::vector<int> table = gpu::pair_table(params.matrix, params.alphabet_size);
-  std::size_t wrong = 0;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    for (std::size_t t = 0; t < targets.size(); ++t) {
-      const AlignResult want =
-          seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
-      const gpu::PairScore got = mode == AlignMode::local
-                                     ? emulate_pair<true>(table, queries[q], targets[t],
-                                                          params.gap_open, params.gap_extend)
-                                     : emulate_pair<false>(table, queries[q], targets[t],
-                                                           params.gap_open, params.gap_extend);
-      if (got.score == want.score && got.query_end == want.query_end &&
-          got.target_end == want.target_end)
-        continue;
-      if (++wrong <= 5)
-        UNSCOPED_INFO("query " << q << " (" << queries[q].size() << ") target " << t << " ("
-                               << targets[t].size() << "): emulated " << got.score << " @"
-                               << got.query_end << "," << got.target_end << " reference "
-                               << want.score << " @" << want.query_end << "," << want.target_end);
-    }
-  }
-  CHECK(wrong == 0);
+  CHECK(test::count_unlike_reference(
+            mode, scheme, queries, targets, [&](std::size_t q, std::size_t t) {
+              return mode == AlignMode::local
+                         ? emulate_pair<true>(table, queries[q], targets[t], params.gap_open,
+                                              params.gap_extend)
+                         : emulate_pair<false>(table, queries[q], targets[t], params.gap_open,
+                                               params.gap_extend);
+            }) == 0);
 }
 
 }  // namespace
