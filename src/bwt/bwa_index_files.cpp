@@ -1,0 +1,197 @@
+#include "bwt/bwa_index_files.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <ostream>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+
+namespace seqfuse::bwt {
+namespace {
+
+constexpr std::uint64_t kNotFound = ~std::uint64_t{0};
+
+// Where the 16-character word holding BWT character j sits in the final
+// layout: each interval is its occurrence block, then 8 words of characters.
+constexpr std::uint64_t word_of(std::uint64_t j) {
+  return (j / kOccInterval) * kWordsPerInterval + kWordsPerOccBlock + (j % kOccInterval) / 16;
+}
+// bwt_B00's bit order: character j in bits 31-30 when j % 16 == 0.
+constexpr unsigned shift_of(std::uint64_t j) {
+  return static_cast<unsigned>(15 - (j & 15)) * 2;
+}
+
+// A block's four counts as bwa's memcpy leaves them: uint64 each, low half
+// first, so writing every word little-endian writes little-endian counts.
+void store_counts(std::uint32_t* block, const std::array<std::uint64_t, 4>& counts) {
+  for (int c = 0; c < 4; ++c) {
+    block[2 * c] = static_cast<std::uint32_t>(counts[c]);
+    block[2 * c + 1] = static_cast<std::uint32_t>(counts[c] >> 32);
+  }
+}
+std::array<std::uint64_t, 4> load_counts(const std::uint32_t* block) {
+  std::array<std::uint64_t, 4> counts{};
+  for (int c = 0; c < 4; ++c)
+    counts[c] = block[2 * c] | static_cast<std::uint64_t>(block[2 * c + 1]) << 32;
+  return counts;
+}
+
+template <class T>
+void write_le(std::ostream& out, std::span<const T> values) {
+  if constexpr (std::endian::native == std::endian::little) {
+    out.write(reinterpret_cast<const char*>(values.data()),
+              static_cast<std::streamsize>(values.size_bytes()));
+  } else {
+    for (T v : values) {
+      char bytes[sizeof(T)];
+      for (std::size_t b = 0; b < sizeof(T); ++b) bytes[b] = static_cast<char>(v >> (8 * b));
+      out.write(bytes, sizeof(T));
+    }
+  }
+}
+
+void write_header(const BwaIndex& index, std::ostream& out) {
+  const std::uint64_t primary[1] = {index.primary};
+  write_le<std::uint64_t>(out, primary);
+  write_le<std::uint64_t>(out, index.counts_before);
+}
+
+void check_stream(const std::ostream& out, const char* what) {
+  if (!out) throw Error(std::string("writing the ") + what + " failed");
+}
+
+// The row of the suffix that is the whole text: bwa's primary.
+std::uint64_t find_primary(std::span<const std::uint64_t> sa, unsigned threads) {
+  std::atomic<std::uint64_t> found{kNotFound};
+  parallel_chunks(sa.size(), std::size_t{1} << 20, threads,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    for (std::size_t row = begin; row < end; ++row)
+                      if (sa[row] == 0) found.store(row, std::memory_order_relaxed);
+                  });
+  return found.load();
+}
+
+}  // namespace
+
+std::uint64_t bwa_bwt_words(std::uint64_t seq_len) {
+  const std::uint64_t occ_blocks = (seq_len + kOccInterval - 1) / kOccInterval + 1;
+  return (seq_len + 15) / 16 + occ_blocks * kWordsPerOccBlock;
+}
+
+BwaIndex build_bwa_index(std::span<const std::uint8_t> text, std::span<const std::uint64_t> sa,
+                         std::uint32_t sa_interval, unsigned threads) {
+  const std::uint64_t n = text.size();
+  if (sa.size() != n + 1 || sa[0] != n)
+    throw Error("suffix array of " + std::to_string(sa.size()) +
+                " entries does not fit a text of " + std::to_string(n) + " bases");
+  if (sa_interval == 0 || !std::has_single_bit(sa_interval))
+    throw Error("SA sample interval " + std::to_string(sa_interval) + " is not a power of 2");
+
+  BwaIndex index;
+  index.seq_len = n;
+  index.sa_interval = sa_interval;
+  index.primary = find_primary(sa, threads);
+  if (index.primary == kNotFound) throw Error("suffix array has no entry for the whole text");
+
+  // Each 128-character interval is filled by one worker; it leaves its own
+  // character counts in the next interval's block (written by no one else),
+  // and one pass in order then turns those into counts before each block.
+  const std::uint64_t intervals = (n + kOccInterval - 1) / kOccInterval;
+  index.bwt_words.assign(bwa_bwt_words(n), 0);
+  std::uint32_t* words = index.bwt_words.data();
+  // The last block follows the last word at once, even after a partial interval.
+  const std::uint64_t last_block = index.bwt_words.size() - kWordsPerOccBlock;
+  auto block_offset = [&](std::uint64_t b) { return std::min(b * kWordsPerInterval, last_block); };
+  const std::uint64_t primary = index.primary;
+  parallel_chunks(intervals, 4096, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::uint64_t b = begin; b < end; ++b) {
+      std::array<std::uint64_t, 4> counts{};
+      std::uint32_t word = 0;
+      const std::uint64_t last = std::min(n, (b + 1) * kOccInterval);
+      for (std::uint64_t j = b * kOccInterval; j < last; ++j) {
+        // BWT position j is row j, or row j + 1 past the '$' row bwa drops.
+        const std::uint64_t suffix = sa[j + (j >= primary)];
+        if (suffix == 0 || suffix > n) throw Error("suffix array holds an invalid entry");
+        const std::uint8_t c = text[suffix - 1];
+        if (c > 3) throw Error("text holds a code other than A, C, G, T");
+        ++counts[c];
+        word |= static_cast<std::uint32_t>(c) << shift_of(j);
+        if ((j & 15) == 15 || j + 1 == last) {
+          words[word_of(j)] = word;
+          word = 0;
+        }
+      }
+      store_counts(words + block_offset(b + 1), counts);
+    }
+  });
+  std::array<std::uint64_t, 4> running{};
+  for (std::uint64_t b = 1; b <= intervals; ++b) {
+    std::uint32_t* block = words + block_offset(b);
+    const auto own = load_counts(block);
+    for (int c = 0; c < 4; ++c) running[c] += own[c];
+    store_counts(block, running);
+  }
+  std::uint64_t cumulative = 0;
+  for (int c = 0; c < 4; ++c) index.counts_before[c] = cumulative += running[c];
+
+  // bwt_cal_sa keeps rows 0, intv, 2*intv, ... <= n and dumps all but row 0.
+  const std::uint64_t samples = n / sa_interval;
+  index.sa_samples.resize(samples);
+  parallel_chunks(samples, std::size_t{1} << 18, threads,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    for (std::size_t k = begin; k < end; ++k)
+                      index.sa_samples[k] = sa[(k + 1) * sa_interval];
+                  });
+  return index;
+}
+
+void write_bwa_bwt(const BwaIndex& index, std::ostream& out) {
+  write_header(index, out);
+  write_le<std::uint32_t>(out, index.bwt_words);
+  check_stream(out, "BWT (.bwt)");
+}
+
+void write_bwa_sa(const BwaIndex& index, std::ostream& out) {
+  write_header(index, out);
+  // bwa writes its int sa_intv as 8 bytes; the 4 after it are zeroed
+  // (calloc'd struct padding), so it reads as a little-endian uint64.
+  const std::uint64_t fields[2] = {index.sa_interval, index.seq_len};
+  write_le<std::uint64_t>(out, fields);
+  write_le<std::uint64_t>(out, index.sa_samples);
+  check_stream(out, "suffix array (.sa)");
+}
+
+std::vector<std::uint8_t> inverse_bwt(const BwaIndex& index) {
+  const std::uint64_t n = index.seq_len;
+  if (index.bwt_words.size() != bwa_bwt_words(n) || index.primary > n ||
+      index.counts_before[3] != n)
+    throw Error("BWT index is inconsistent (size, primary or counts)");
+  const std::uint32_t* words = index.bwt_words.data();
+  auto char_at = [&](std::uint64_t j) { return (words[word_of(j)] >> shift_of(j)) & 3u; };
+  // Occurrences of c in BWT positions [0, j): the block's count, then the
+  // characters of the block before j, read one by one (tests only).
+  auto occ = [&](std::uint64_t j, unsigned c) {
+    const std::uint64_t b = j / kOccInterval;
+    std::uint64_t count = load_counts(words + b * kWordsPerInterval)[c];
+    for (std::uint64_t k = b * kOccInterval; k < j; ++k) count += char_at(k) == c;
+    return count;
+  };
+  std::vector<std::uint8_t> text(n);
+  // Row 0 is the '$' suffix; its BWT character is the text's last one. LF
+  // steps one character back each time until the primary ('$') row.
+  std::uint64_t row = 0;
+  for (std::uint64_t i = n; i-- > 0;) {
+    if (row == index.primary) throw Error("BWT index is inconsistent: reached '$' early");
+    const std::uint64_t j = row - (row > index.primary);
+    const unsigned c = char_at(j);
+    text[i] = static_cast<std::uint8_t>(c);
+    row = 1 + (c == 0 ? 0 : index.counts_before[c - 1]) + occ(j, c);
+  }
+  if (row != index.primary) throw Error("BWT index is inconsistent: the text does not close");
+  return text;
+}
+
+}  // namespace seqfuse::bwt
