@@ -10,6 +10,7 @@
 
 #include "cli/subcommand.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/quick_exit.hpp"
 #include "core/report.hpp"
 #include "kmer/count_job.hpp"
@@ -18,15 +19,13 @@
 namespace seqfuse::cli {
 namespace {
 
-constexpr double kBytesPerGB = 1024.0 * 1024.0 * 1024.0;
-
 struct CountConfig {
   CommonOptions common;
   std::optional<int> k;
   bool canonical = true;
   std::uint64_t lower = 1;
   std::uint64_t upper = UINT32_MAX;
-  double max_memory_gb = static_cast<double>(kmer::default_max_memory()) / kBytesPerGB;
+  double max_memory_gb = static_cast<double>(default_max_memory()) / kBytesPerGB;
   std::string db, histo, dump, tmp_dir;
   std::vector<std::string> inputs;
 };

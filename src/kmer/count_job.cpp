@@ -1,7 +1,5 @@
 #include "kmer/count_job.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -241,13 +239,6 @@ void warn_if_saturated(const MergeTotals& totals, Reporter& report) {
 }
 
 }  // namespace
-
-std::size_t default_max_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return std::size_t{4} << 30;
-  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
-}
 
 // A FASTQ record holds a quality byte per base, so its k-mers are at most
 // half its bytes; FASTA's at most all of them.

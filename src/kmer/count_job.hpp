@@ -18,11 +18,6 @@ namespace seqfuse::kmer {
 // -m/--max-memory below this cannot hold the reader's batches and a useful run.
 inline constexpr std::size_t kMinMaxMemory = std::size_t{50} << 20;  // 0.05 GB (2^30 bytes)
 
-// -m/--max-memory's default in bytes: half the machine's memory, as KMC and
-// Jellyfish users expect a counter to take a large share of it without
-// asking (4 GiB when the system does not say).
-[[nodiscard]] std::size_t default_max_memory();
-
 struct CountOptions {
   int k = 0;
   bool canonical = true;
