@@ -1,0 +1,243 @@
+#include "bwt/reference_pack.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <string_view>
+#include <utility>
+
+#include "bwt/bwa_random.hpp"
+#include "core/error.hpp"
+#include "io/record_text.hpp"
+#include "io/sequence_reader.hpp"
+#include "io/sequence_record.hpp"
+
+namespace seqfuse::bwt {
+namespace {
+
+constexpr std::uint8_t kAmbiguous = 4;  // bwa's nst_nt4_table gives >= 4: a random base
+constexpr std::uint8_t kRejected = 0xFF;
+
+// bwa maps A C G T (either case) to 0-3 and every other byte to a random base.
+// We accept only what can stand in a nucleotide FASTA (the IUPAC codes, U and
+// the gap '-'), because anything else there is almost always a protein file
+// given by mistake, which bwa would silently index as random DNA.
+constexpr std::array<std::uint8_t, 256> make_letter_codes() {
+  std::array<std::uint8_t, 256> codes{};
+  codes.fill(kRejected);
+  constexpr std::string_view kBases = "ACGT";
+  constexpr std::string_view kOthers = "NRYKMSWBDHVU";
+  for (std::size_t i = 0; i < kBases.size(); ++i) {
+    codes[static_cast<unsigned char>(kBases[i])] = static_cast<std::uint8_t>(i);
+    codes[static_cast<unsigned char>(kBases[i] - 'A' + 'a')] = static_cast<std::uint8_t>(i);
+  }
+  for (const char c : kOthers) {
+    codes[static_cast<unsigned char>(c)] = kAmbiguous;
+    codes[static_cast<unsigned char>(c - 'A' + 'a')] = kAmbiguous;
+  }
+  codes[static_cast<unsigned char>('-')] = kAmbiguous;
+  return codes;
+}
+constexpr std::array<std::uint8_t, 256> kLetterCodes = make_letter_codes();
+
+// A plain (not gzip) regular file is about as long as its text, so reserving
+// its size up front saves the vector's doubling, which for a 3.1 Gbp genome
+// would briefly hold both the old 2 GB and the new 4 GB buffer.
+std::uint64_t plain_file_size(const std::string& path) {
+  if (path == "-") return 0;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return 0;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return 0;
+  std::ifstream in(path, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  if (magic[0] == 0x1f && magic[1] == 0x8b) return 0;
+  return size;
+}
+
+// "<file>: record <n> '<name>'", the place every record error names.
+std::string record_place(const io::SequenceReader& reader, std::size_t index,
+                         const std::string& name) {
+  return reader.display_name() + ": record " + std::to_string(index + 1) + " " + io::quoted(name);
+}
+
+// Appends one record as bwa's add1() does: each ambiguous letter draws the
+// next random base in file order, and a run of ambiguous letters continues
+// only while the byte is the very same one as the byte before ('N' then 'n'
+// starts a new run); runs restart at every record. Returns the count of A, C,
+// G, T letters.
+std::uint64_t add_record(PackedReference& ref, const io::SequenceRecord& rec, BwaRandom& random,
+                         const io::SequenceReader& reader) {
+  ReferenceRecord record;
+  record.name = rec.name;
+  record.comment = rec.comment;
+  record.offset = ref.bases.size();
+  record.length = rec.seq.size();
+
+  const std::size_t start = ref.bases.size();
+  ref.bases.resize(start + rec.seq.size());
+  std::uint8_t* out = ref.bases.data() + start;
+  std::uint64_t real_bases = 0;
+  unsigned char previous = 0;  // bwa's `lasts`: no byte before the first
+  for (std::size_t i = 0; i < rec.seq.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(rec.seq[i]);
+    const std::uint8_t code = kLetterCodes[byte];
+    if (code < kAmbiguous) {
+      out[i] = code;
+      ++real_bases;
+    } else if (code == kAmbiguous) {
+      if (byte == previous) {
+        ++ref.holes.back().length;
+      } else {
+        ref.holes.push_back({record.offset + i, 1, static_cast<char>(byte)});
+        ++record.ambiguous_runs;
+      }
+      out[i] = random.next_base();
+    } else {
+      throw Error(record_place(reader, ref.records.size(), rec.name) + ": " +
+                  io::quoted(std::string_view(&rec.seq[i], 1)) + " at base " +
+                  std::to_string(i + 1) +
+                  " is not a nucleotide code (IUPAC letters only; a protein file?)");
+    }
+    previous = byte;
+  }
+  ref.records.push_back(std::move(record));
+  return real_bases;
+}
+
+// Out through a buffer: one call per block, not per byte.
+class ByteSink {
+ public:
+  explicit ByteSink(std::ostream& out) : out_(out) { buffer_.reserve(kBlock); }
+  ~ByteSink() { flush(); }
+  ByteSink(const ByteSink&) = delete;
+  ByteSink& operator=(const ByteSink&) = delete;
+
+  void put(char c) {
+    buffer_.push_back(c);
+    if (buffer_.size() >= kBlock) flush();
+  }
+  void put(std::string_view text) {
+    buffer_.append(text);
+    if (buffer_.size() >= kBlock) flush();
+  }
+  void put(std::uint64_t value) { put(std::string_view(std::to_string(value))); }
+  void flush() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kBlock = std::size_t{1} << 20;
+  std::ostream& out_;
+  std::string buffer_;
+};
+
+}  // namespace
+
+PackedReference pack_reference(const std::string& fasta_path) {
+  io::SequenceReader reader(fasta_path);
+  PackedReference ref;
+  ref.seed = BwaRandom::kBwaSeed;
+  ref.bases.reserve(plain_file_size(fasta_path));
+  BwaRandom random(ref.seed);
+  io::SequenceRecord rec;
+  std::uint64_t real_bases = 0;
+  while (reader.next(rec)) {
+    // bwa keeps an empty record (length 0 in .ann); the issue asks for an
+    // error, as such a record is nearly always a broken file.
+    if (rec.seq.empty()) {
+      throw Error(record_place(reader, ref.records.size(), rec.name) + " has no bases");
+    }
+    real_bases += add_record(ref, rec, random, reader);
+  }
+  if (ref.records.empty()) throw Error(reader.display_name() + ": no FASTA records");
+  // bwa would index the random bases it drew for the N's: an index of noise.
+  if (real_bases == 0) {
+    throw Error(reader.display_name() +
+                ": no A, C, G or T in the reference (only ambiguous letters)");
+  }
+  return ref;
+}
+
+std::vector<std::uint8_t> both_strands(const PackedReference& ref) {
+  const std::size_t n = ref.bases.size();
+  std::vector<std::uint8_t> text(2 * n);
+  std::copy(ref.bases.begin(), ref.bases.end(), text.begin());
+  for (std::size_t i = 0; i < n; ++i) {
+    text[2 * n - 1 - i] = static_cast<std::uint8_t>(3 - ref.bases[i]);
+  }
+  return text;
+}
+
+void write_pac(const PackedReference& ref, std::ostream& out) {
+  const std::uint64_t n = ref.bases.size();
+  const std::uint8_t* bases = ref.bases.data();
+  ByteSink sink(out);
+  // bwa's _set_pac: base l goes to byte l / 4 at bit 2 * (3 - l % 4), so the
+  // first base of each byte sits in its two high bits.
+  std::uint64_t l = 0;
+  for (; l + 4 <= n; l += 4) {
+    sink.put(static_cast<char>((bases[l] << 6) | (bases[l + 1] << 4) | (bases[l + 2] << 2) |
+                               bases[l + 3]));
+  }
+  if (l < n) {
+    unsigned byte = 0;
+    for (unsigned k = 0; l + k < n; ++k) byte |= static_cast<unsigned>(bases[l + k]) << (6 - 2 * k);
+    sink.put(static_cast<char>(byte));
+  }
+  // bwa makes the file n / 4 + 2 bytes long: a zero byte when n % 4 == 0,
+  // then n % 4, from which bwa_seq_len() recovers n.
+  if (n % 4 == 0) sink.put('\0');
+  sink.put(static_cast<char>(n % 4));
+}
+
+void write_ann(const PackedReference& ref, std::ostream& out) {
+  ByteSink sink(out);
+  // First line: forward length (the final bns_fasta2bntseq call is
+  // forward-only), record count, seed.
+  sink.put(std::uint64_t{ref.bases.size()});
+  sink.put(' ');
+  sink.put(std::uint64_t{ref.records.size()});
+  sink.put(' ');
+  sink.put(std::uint64_t{ref.seed});
+  sink.put('\n');
+  for (const ReferenceRecord& r : ref.records) {
+    // gi is always 0; a missing comment is written as bwa's strdup("(null)").
+    sink.put("0 ");
+    sink.put(r.name);
+    sink.put(' ');
+    sink.put(r.comment.empty() ? std::string_view("(null)") : std::string_view(r.comment));
+    sink.put('\n');
+    sink.put(r.offset);
+    sink.put(' ');
+    sink.put(r.length);
+    sink.put(' ');
+    sink.put(std::uint64_t{r.ambiguous_runs});
+    sink.put('\n');
+  }
+}
+
+void write_amb(const PackedReference& ref, std::ostream& out) {
+  ByteSink sink(out);
+  sink.put(std::uint64_t{ref.bases.size()});
+  sink.put(' ');
+  sink.put(std::uint64_t{ref.records.size()});
+  sink.put(' ');
+  sink.put(std::uint64_t{ref.holes.size()});
+  sink.put('\n');
+  for (const AmbiguousRun& run : ref.holes) {
+    sink.put(run.offset);
+    sink.put(' ');
+    sink.put(run.length);
+    sink.put(' ');
+    sink.put(run.letter);
+    sink.put('\n');
+  }
+}
+
+}  // namespace seqfuse::bwt
