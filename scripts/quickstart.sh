@@ -10,3 +10,5 @@ echo "+ build/bin/seqfuse info"
 build/bin/seqfuse info
 echo "+ build/bin/seqfuse align-sw data/proteins.fa --top 2 --traceback"
 build/bin/seqfuse align-sw data/proteins.fa --top 2 --traceback
+echo "+ build/bin/seqfuse bwt data/lambda_virus.fa.gz -p build/lambda"
+build/bin/seqfuse bwt data/lambda_virus.fa.gz -p build/lambda

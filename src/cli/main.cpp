@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   subcommands.push_back(seqfuse::cli::add_info(app));
   subcommands.push_back(seqfuse::cli::add_embed(app));
   subcommands.push_back(seqfuse::cli::add_kmer_count(app));
+  subcommands.push_back(seqfuse::cli::add_bwt(app));
   for (int i = 0; i < argc; ++i)
     seqfuse::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
 

@@ -37,5 +37,6 @@ Subcommand add_info(CLI::App& parent);
 Subcommand add_align(CLI::App& parent, align::AlignMode mode);
 Subcommand add_embed(CLI::App& parent);
 Subcommand add_kmer_count(CLI::App& parent);
+Subcommand add_bwt(CLI::App& parent);
 
 }  // namespace seqfuse::cli

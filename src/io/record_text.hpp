@@ -86,8 +86,9 @@ inline const char* find_header_space(const char* begin, const char* end) noexcep
 
 // Appends the name and comment of a header line (without its '>' or '@') to
 // the record being built in `batch`: the name runs to the first space or tab,
-// the comment is the rest after that run of blanks. Throws RecordSyntaxError
-// "empty name".
+// the comment is the rest after that one blank, further blanks kept (as
+// kseq splits a header, so bwa index's .ann and a rewritten header keep the
+// bytes the file had). Throws RecordSyntaxError "empty name".
 inline void append_header(SequenceBatch& batch, std::string_view header_text) {
   // Plain loops: string_view::find_first_of searches its set once per byte and
   // showed up as a sixth of FASTQ parse time.
@@ -95,8 +96,7 @@ inline void append_header(SequenceBatch& batch, std::string_view header_text) {
   const char* const end = begin + header_text.size();
   const char* const name_end = find_header_space(begin, end);
   if (name_end == begin) throw RecordSyntaxError{"empty name"};
-  const char* comment_begin = name_end;
-  while (comment_begin != end && is_header_space(*comment_begin)) ++comment_begin;
+  const char* const comment_begin = name_end == end ? end : name_end + 1;
   batch.names.append(begin, static_cast<std::size_t>(name_end - begin));
   batch.comments.append(comment_begin, static_cast<std::size_t>(end - comment_begin));
 }

@@ -56,7 +56,9 @@ TEST_CASE("FASTA header splitting", "[io]") {
   const auto records =
       t::read_records(dir.write("headers.fa", ">a\t \tx y\tz \n>b \nAC\n>c d\nG\n"));
   REQUIRE(records.size() == 3);
-  CHECK(records[0] == SequenceRecord{"a", "x y\tz ", "", ""});
+  // The comment starts after the one blank that ends the name, as kseq (and
+  // so bwa index's .ann) splits a header: further blanks are kept.
+  CHECK(records[0] == SequenceRecord{"a", " \tx y\tz ", "", ""});
   CHECK(records[1] == SequenceRecord{"b", "", "AC", ""});
   CHECK(records[2] == SequenceRecord{"c", "d", "G", ""});
 }

@@ -1,0 +1,121 @@
+#include "bwt/bwt_run.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bwt/bwa_index_files.hpp"
+#include "bwt/engine.hpp"
+#include "bwt/raw_files.hpp"
+#include "bwt/reference_pack.hpp"
+#include "core/error.hpp"
+#include "core/host_memory.hpp"
+#include "core/output_file.hpp"
+#include "core/output_stream.hpp"
+
+namespace seqfuse::bwt {
+namespace {
+
+std::vector<std::string> file_suffixes(IndexFormat format) {
+  if (format == IndexFormat::bwa) return {".bwt", ".sa", ".pac", ".ann", ".amb"};
+  return {".bwt.txt", ".sa", ".raw.json"};
+}
+
+// "1.25 GB", or "37.2 MB" below a gigabyte (-m's units, powers of 2).
+std::string memory_size(std::uint64_t bytes) {
+  const double gb = static_cast<double>(bytes) / kBytesPerGB;
+  char text[32];
+  if (gb >= 1)
+    std::snprintf(text, sizeof text, "%.2f GB", gb);
+  else
+    std::snprintf(text, sizeof text, "%.1f MB", gb * 1024);
+  return text;
+}
+
+// Host memory the run holds at its peak: the packed reference, the text,
+// the engine's arrays and, for bwa's files, the packed BWT with its
+// occurrence blocks and the sampled suffix array.
+std::uint64_t peak_host_bytes(const BwtEngine& engine, const BwtOptions& options,
+                              std::uint64_t reference_bases, std::uint64_t text_length) {
+  std::uint64_t bytes = reference_bases + text_length + engine.host_bytes(text_length);
+  if (parse_index_format(options.format) == IndexFormat::bwa)
+    bytes += text_length / 4 + text_length / 128 * 32 + 8 * (text_length / options.sa_interval + 1);
+  return bytes;
+}
+
+// "48.5 kbp", "500 bp": SI-scaled, then the unit.
+std::string amount(std::uint64_t value, const char* unit) {
+  std::string text = si_number(static_cast<double>(value));
+  if (text.back() >= '0' && text.back() <= '9') text += ' ';
+  return text + unit;
+}
+
+}  // namespace
+
+BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
+  Stopwatch clock;
+  const IndexFormat format = parse_index_format(options.format);
+  const std::string prefix = index_prefix(options);
+  std::vector<std::unique_ptr<OutputFile>> files;
+  for (const std::string& suffix : file_suffixes(format))
+    files.push_back(std::make_unique<OutputFile>(prefix + suffix));
+
+  const PackedReference reference = pack_reference(options.reference);
+  trace("bwt: reference packed");
+  const bool forward_only = format == IndexFormat::raw && options.forward_only;
+  const std::vector<std::uint8_t> text = forward_only ? reference.bases : both_strands(reference);
+
+  const std::unique_ptr<BwtEngine> engine = make_cpu_bwt_engine();
+  const std::uint64_t budget = options.max_memory_gb > 0
+                                   ? static_cast<std::uint64_t>(options.max_memory_gb * kBytesPerGB)
+                                   : default_max_memory();
+  const std::uint64_t need = peak_host_bytes(*engine, options, reference.bases.size(), text.size());
+  if (need > budget)
+    throw Error(options.reference + ": indexing " + std::to_string(text.size()) +
+                " bases needs about " + memory_size(need) + " of host memory; -m allows " +
+                memory_size(budget) + " (building in buckets is not implemented yet)");
+
+  std::vector<std::uint64_t> sa = engine->suffix_array(text);
+  trace("bwt: suffixes sorted");
+  if (format == IndexFormat::bwa) {
+    const BwaIndex index = build_bwa_index(text, sa, options.sa_interval);
+    std::vector<std::uint64_t>().swap(sa);  // the sampled entries are in the index
+    OutputFileStream bwt(*files[0]), sa_file(*files[1]), pac(*files[2]), ann(*files[3]),
+        amb(*files[4]);
+    write_bwa_bwt(index, bwt);
+    write_bwa_sa(index, sa_file);
+    write_pac(reference, pac);
+    write_ann(reference, ann);
+    write_amb(reference, amb);
+    for (std::ostream* s : {&bwt, &sa_file, &pac, &ann, &amb}) s->flush();
+  } else {
+    const auto primary =
+        static_cast<std::uint64_t>(std::find(sa.begin(), sa.end(), 0) - sa.begin());
+    OutputFileStream bwt(*files[0]), sa_file(*files[1]), json(*files[2]);
+    write_raw_bwt_text(text, sa, bwt);
+    write_raw_sa(sa, sa_file);
+    write_raw_json(primary, sa.size(), json);
+    for (std::ostream* s : {&bwt, &sa_file, &json}) s->flush();
+  }
+  trace("bwt: index written");
+  // Committed together, after every byte is written: a failure before this
+  // point leaves no index file behind.
+  for (const auto& file : files) file->commit();
+
+  BwtStats stats;
+  stats.records = reference.records.size();
+  stats.bases = reference.bases.size();
+  stats.suffixes = text.size() + 1;
+  stats.engine = engine->name();
+  const double seconds = clock.seconds();
+  report.summary(std::to_string(stats.records) + (stats.records == 1 ? " record, " : " records, ") +
+                     amount(stats.bases, "bp") + " (" +
+                     si_number(static_cast<double>(stats.suffixes)) + " suffixes" +
+                     ") indexed on " + stats.engine,
+                 seconds, rate(static_cast<double>(stats.bases), seconds, "bp"));
+  return stats;
+}
+
+}  // namespace seqfuse::bwt
