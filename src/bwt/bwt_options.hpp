@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "core/device_choice.hpp"
 
 namespace seqfuse::bwt {
 
@@ -22,6 +25,12 @@ struct BwtOptions {
   bool forward_only = false;  // raw format: the text as given, no reverse complement
   double max_memory_gb = 0;   // -m: host memory cap in GB (2^30 bytes); 0: the default
   unsigned threads = 1;
+  // Picks the device (and may throw as --device resolution does); it runs on
+  // a thread of its own while the reference is read. Null: the CPU.
+  std::function<DeviceChoice()> choose_device;
+  // --device gpu or gpu:N: a text the GPU engine cannot take is an error,
+  // not a warning and a CPU run.
+  bool gpu_required = false;
 };
 
 // Throws UsageError naming every problem with the values at once.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,20 @@ std::string amount(std::uint64_t value, const char* unit) {
   return text + unit;
 }
 
+// The one place an engine is chosen: the GPU's when a device was chosen and
+// it can take the text; otherwise the CPU's, with a warning under
+// --device auto and an error under --device gpu.
+std::unique_ptr<BwtEngine> choose_engine(const DeviceChoice& device, const BwtOptions& options,
+                                         std::uint64_t text_length, Reporter& report) {
+  if (!device.gpu) return make_cpu_bwt_engine();
+  std::unique_ptr<BwtEngine> gpu = make_gpu_bwt_engine(device.index);
+  const std::string refusal = gpu->cannot_sort(text_length);
+  if (refusal.empty()) return gpu;
+  if (options.gpu_required) throw Error("--device gpu: " + refusal);
+  report.warn(refusal + ": indexing on the CPU");
+  return make_cpu_bwt_engine();
+}
+
 }  // namespace
 
 BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
@@ -62,12 +78,25 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   for (const std::string& suffix : file_suffixes(format))
     files.push_back(std::make_unique<OutputFile>(prefix + suffix));
 
-  const PackedReference reference = pack_reference(options.reference);
-  trace("bwt: reference packed");
+  // The device is chosen on a thread of its own: a GPU's start-up overlaps
+  // reading the reference. Device problems are still reported first.
+  std::future<DeviceChoice> device_choice =
+      options.choose_device ? std::async(std::launch::async, options.choose_device)
+                            : std::async(std::launch::deferred, [] { return DeviceChoice{}; });
+  std::optional<PackedReference> packed;
+  try {
+    packed.emplace(pack_reference(options.reference));
+  } catch (...) {
+    (void)device_choice.get();
+    throw;
+  }
+  const PackedReference& reference = *packed;
+  const DeviceChoice device = device_choice.get();
+  trace("bwt: reference packed, device chosen");
   const bool forward_only = format == IndexFormat::raw && options.forward_only;
   const std::vector<std::uint8_t> text = forward_only ? reference.bases : both_strands(reference);
 
-  const std::unique_ptr<BwtEngine> engine = make_cpu_bwt_engine();
+  const std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.size(), report);
   const std::uint64_t budget = options.max_memory_gb > 0
                                    ? static_cast<std::uint64_t>(options.max_memory_gb * kBytesPerGB)
                                    : default_max_memory();

@@ -7,7 +7,6 @@
 #include "bwt/bwt_options.hpp"
 #include "bwt/bwt_run.hpp"
 #include "cli/subcommand.hpp"
-#include "core/error.hpp"
 #include "core/report.hpp"
 
 namespace seqfuse::cli {
@@ -50,10 +49,11 @@ Subcommand add_bwt(CLI::App& parent) {
   return {app, [config] {
             bwt::BwtOptions options = config->bwt;
             bwt::validate(options);
-            // The GPU engine (gpu/bwt/) is not built yet: auto takes the CPU.
-            if (parse_device_spec(config->common.device).kind == DeviceSpec::Kind::kGpu)
-              throw Error("--device gpu: bwt has no GPU engine yet; use --device cpu or auto");
             options.threads = resolve_threads(config->common.threads);
+            const DeviceSpec::Kind device = parse_device_spec(config->common.device).kind;
+            if (device != DeviceSpec::Kind::kCpu)
+              options.choose_device = [common = config->common] { return choose_device(common); };
+            options.gpu_required = device == DeviceSpec::Kind::kGpu;
             Reporter report("bwt", config->common.quiet);
             (void)bwt::run_bwt(options, report);
             return 0;

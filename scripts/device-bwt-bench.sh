@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# seqfuse bwt on the GPU machine beside `bwa index` (bwa 0.7.17, the peer it
+# replaces) and its own CPU engine: the same five files from all three
+# (cmp), and wall times (median of RUNS for seqfuse, one run of bwa on the
+# large input). Inputs: the lambda phage and E. coli MG1655 (bundle/data)
+# and a random genome of RANDOM_MBP Mbp (fixed seed). Writes the table to
+# $OUT/bwt-bench.md. Needs bundle/ made with --data (bwa in bundle/peers).
+#   DEVICE_EXTRA=scripts/device-bwt-bench.sh bash scripts/device-run.sh --no-cpu-tests
+# Environment: RUNS (default 3), RANDOM_MBP (default 20), OUT.
+set -uo pipefail
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
+prepare_bundle
+export PATH="$PWD/bundle/peers/bin:$PATH"
+sf=bundle/bin/seqfuse
+runs=${RUNS:-3}
+mbp=${RANDOM_MBP:-20}
+threads=$(nproc)
+work=/tmp/seqfuse-bwt-bench
+mkdir -p "$work"
+table="${OUT:-$work}/bwt-bench.md"
+mkdir -p "$(dirname "$table")"
+failures=0
+
+gzip -dc bundle/data/lambda_virus.fa.gz >"$work/lambda.fa"
+gzip -dc bundle/data/ecoli_MG1655.fasta.gz >"$work/ecoli.fa"
+python3 - "$work/random.fa" "$mbp" <<'PY'
+import random, sys
+path, mbp = sys.argv[1], int(sys.argv[2])
+rng = random.Random(20261125)
+four = ["".join("ACGT"[(b >> s) & 3] for s in (6, 4, 2, 0)) for b in range(256)]
+letters = "".join(four[b] for b in rng.randbytes(mbp * 250000))  # 4 bases a byte
+with open(path, "w") as out:
+    out.write(">random_%d_Mbp\n" % mbp)
+    for i in range(0, len(letters), 80):
+        out.write(letters[i:i + 80] + "\n")
+PY
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+seconds() {  # seconds CMD...: wall seconds of one run (its output to the log)
+  local t0 t1
+  t0=$(date +%s%N)
+  "$@" >>"$work/log" 2>&1 || { echo "FAIL: $*" >&2; tail -n 3 "$work/log" >&2; return 1; }
+  t1=$(date +%s%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", (b - a) / 1e9}'
+}
+
+{
+  echo "# seqfuse bwt beside bwa index ($(date -u +%F), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1), $threads threads)"
+  echo ""
+  echo "bundle $(sed -n 's/^commit=//p' bundle/BUILD_INFO); wall seconds, whole process; seqfuse: median of $runs after one warm-up, bwa: one run"
+  echo ""
+  echo "| input | bases | bwa index | seqfuse cpu | seqfuse gpu | bwa / gpu | cpu / gpu | files identical |"
+  echo "|---|---|---|---|---|---|---|---|"
+} | tee "$table"
+
+for name in lambda ecoli random; do
+  fa="$work/$name.fa"
+  bases=$(grep -v '^>' "$fa" | tr -d '\n' | wc -c)
+  bwa_s=$(seconds bwa index -p "$work/bwa-$name" "$fa") || { failures=$((failures + 1)); continue; }
+  for device in cpu gpu; do
+    seconds "$sf" bwt "$fa" -p "$work/$device-$name" --device "$device" -t "$threads" >/dev/null ||
+      { failures=$((failures + 1)); continue 2; }
+    times=()
+    for _ in $(seq "$runs"); do
+      times+=("$(seconds "$sf" bwt "$fa" -p "$work/$device-$name" --device "$device" -t "$threads")")
+    done
+    printf -v "${device}_s" '%s' "$(printf '%s\n' "${times[@]}" | median)"
+  done
+  same=yes
+  for ext in bwt sa pac ann amb; do
+    cmp -s "$work/bwa-$name.$ext" "$work/gpu-$name.$ext" || same=no
+    cmp -s "$work/cpu-$name.$ext" "$work/gpu-$name.$ext" || same=no
+  done
+  [ $same = yes ] || failures=$((failures + 1))
+  awk -v n="$name" -v b="$bases" -v w="$bwa_s" -v c="$cpu_s" -v g="$gpu_s" -v s="$same" \
+    'BEGIN {printf "| %s | %d | %.3f | %.3f | %.3f | %.1f | %.1f | %s |\n", n, b, w, c, g, w / g, c / g, s}' |
+    tee -a "$table"
+done
+echo ""
+echo "traced GPU run (random):"
+SEQFUSE_TRACE=1 "$sf" bwt "$work/random.fa" -p "$work/trace" --device gpu -t "$threads" 2>&1 | tail -n 8
+echo "device-bwt-bench: $failures failure(s); table: $table"
+exit $((failures > 0))
