@@ -9,31 +9,18 @@
 #include <random>
 #include <vector>
 
+#include "../unit/test_bwt_support.hpp"
 #include "bwt/suffix_array.hpp"
 #include "gpu/bwt/suffix_sort.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
 
 namespace gpu = seqfuse::gpu;
-using Text = std::vector<std::uint8_t>;
+using namespace seqfuse::bwt::test;  // Text, random_text, periodic_text
 
 namespace {
 
 constexpr std::uint64_t kPoison = 0xABABABABABABABABull;
-
-Text random_text(std::mt19937_64& rng, std::size_t n) {
-  Text t(n);
-  std::uniform_int_distribution<int> code(0, 3);
-  for (auto& c : t) c = static_cast<std::uint8_t>(code(rng));
-  return t;
-}
-
-Text periodic_text(std::mt19937_64& rng, std::size_t period, std::size_t n) {
-  const Text unit = random_text(rng, period);
-  Text t(n);
-  for (std::size_t i = 0; i < n; ++i) t[i] = unit[i % period];
-  return t;
-}
 
 std::vector<std::uint64_t> poisoned(std::size_t entries) {
   std::vector<std::uint64_t> sa(entries);

@@ -20,6 +20,7 @@
 #include "bwt/raw_files.hpp"
 #include "bwt/suffix_array.hpp"
 #include "core/error.hpp"
+#include "test_bwt_support.hpp"
 #include "test_data.hpp"
 #include "test_temp_dir.hpp"
 
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Text = std::vector<std::uint8_t>;
+using namespace seqfuse::bwt::test;  // Text, random_text, bwa_available
 
 // Every suffix sorted by plain comparison; a proper prefix sorts first,
 // which is what an implicit smallest '$' means.
@@ -40,12 +41,6 @@ std::vector<std::uint64_t> naive_suffix_array(const Text& text) {
                                         text.begin() + static_cast<std::ptrdiff_t>(b), text.end());
   });
   return sa;
-}
-
-Text random_text(std::mt19937_64& rng, std::size_t length) {
-  Text text(length);
-  for (auto& c : text) c = static_cast<std::uint8_t>(rng() & 3);
-  return text;
 }
 
 Text periodic_text(std::size_t length, const Text& period) {
@@ -121,11 +116,6 @@ struct Record {
   std::string name;
   std::string seq;  // ACGT only
 };
-
-bool bwa_available() {
-  static const bool available = std::system("command -v bwa >/dev/null 2>&1") == 0;
-  return available;
-}
 
 void write_fasta(const fs::path& path, const std::vector<Record>& records) {
   std::ofstream out(path);

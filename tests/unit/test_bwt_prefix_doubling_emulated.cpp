@@ -14,9 +14,10 @@
 
 #include "bwt/suffix_array.hpp"
 #include "gpu/bwt/prefix_doubling.hpp"
+#include "test_bwt_support.hpp"
 
 namespace gb = seqfuse::gpu::bwt;
-using Text = std::vector<std::uint8_t>;
+using namespace seqfuse::bwt::test;  // Text, random_text, periodic_text
 
 namespace {
 
@@ -78,20 +79,6 @@ Emulation emulate(const Text& text, KeyFn first_key = gb::initial_key) {
   }
   out.sa.assign(positions.begin(), positions.end());
   return out;
-}
-
-Text random_text(std::mt19937_64& rng, std::size_t n) {
-  Text t(n);
-  std::uniform_int_distribution<int> code(0, 3);
-  for (auto& c : t) c = static_cast<std::uint8_t>(code(rng));
-  return t;
-}
-
-Text periodic_text(std::mt19937_64& rng, std::size_t period, std::size_t n) {
-  const Text unit = random_text(rng, period);
-  Text t(n);
-  for (std::size_t i = 0; i < n; ++i) t[i] = unit[i % period];
-  return t;
 }
 
 // Random text with a copy of a `repeat`-long stretch placed later.

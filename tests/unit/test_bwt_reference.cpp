@@ -26,6 +26,7 @@
 #include "bwt/bwa_random.hpp"
 #include "bwt/reference_pack.hpp"
 #include "core/error.hpp"
+#include "test_bwt_support.hpp"
 #include "test_data.hpp"
 #include "test_temp_dir.hpp"
 
@@ -36,10 +37,7 @@ using seqfuse::test::TempDir;
 
 namespace {
 
-bool bwa_available() {
-  static const bool available = std::system("command -v bwa >/dev/null 2>&1") == 0;
-  return available;
-}
+using seqfuse::bwt::test::bwa_available;
 
 struct IndexFiles {
   std::string pac, ann, amb;
