@@ -1,10 +1,10 @@
 #include "bwt/bwt_run.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <future>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,33 +25,16 @@ std::vector<std::string> file_suffixes(IndexFormat format) {
   return {".bwt.txt", ".sa", ".raw.json"};
 }
 
-// "1.25 GB", or "37.2 MB" below a gigabyte (-m's units, powers of 2).
-std::string memory_size(std::uint64_t bytes) {
-  const double gb = static_cast<double>(bytes) / kBytesPerGB;
-  char text[32];
-  if (gb >= 1)
-    std::snprintf(text, sizeof text, "%.2f GB", gb);
-  else
-    std::snprintf(text, sizeof text, "%.1f MB", gb * 1024);
-  return text;
-}
-
 // Host memory the run holds at its peak: the packed reference, the text,
 // the engine's arrays and, for bwa's files, the packed BWT with its
 // occurrence blocks and the sampled suffix array.
-std::uint64_t peak_host_bytes(const BwtEngine& engine, const BwtOptions& options,
-                              std::uint64_t reference_bases, std::uint64_t text_length) {
+std::uint64_t peak_host_bytes(const BwtEngine& engine, IndexFormat format,
+                              const BwtOptions& options, std::uint64_t reference_bases,
+                              std::uint64_t text_length) {
   std::uint64_t bytes = reference_bases + text_length + engine.host_bytes(text_length);
-  if (parse_index_format(options.format) == IndexFormat::bwa)
+  if (format == IndexFormat::bwa)
     bytes += text_length / 4 + text_length / 128 * 32 + 8 * (text_length / options.sa_interval + 1);
   return bytes;
-}
-
-// "48.5 kbp", "500 bp": SI-scaled, then the unit.
-std::string amount(std::uint64_t value, const char* unit) {
-  std::string text = si_number(static_cast<double>(value));
-  if (text.back() >= '0' && text.back() <= '9') text += ' ';
-  return text + unit;
 }
 
 // The one place an engine is chosen: the GPU's when a device was chosen and
@@ -94,13 +77,17 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   const DeviceChoice device = device_choice.get();
   trace("bwt: reference packed, device chosen");
   const bool forward_only = format == IndexFormat::raw && options.forward_only;
-  const std::vector<std::uint8_t> text = forward_only ? reference.bases : both_strands(reference);
+  // The forward strand alone is read where it lies; both strands are built.
+  const std::vector<std::uint8_t> strands =
+      forward_only ? std::vector<std::uint8_t>() : both_strands(reference);
+  const std::span<const std::uint8_t> text = forward_only ? reference.bases : strands;
 
   const std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.size(), report);
   const std::uint64_t budget = options.max_memory_gb > 0
                                    ? static_cast<std::uint64_t>(options.max_memory_gb * kBytesPerGB)
                                    : default_max_memory();
-  const std::uint64_t need = peak_host_bytes(*engine, options, reference.bases.size(), text.size());
+  const std::uint64_t need =
+      peak_host_bytes(*engine, format, options, reference.bases.size(), text.size());
   if (need > budget)
     throw Error(options.reference + ": indexing " + std::to_string(text.size()) +
                 " bases needs about " + memory_size(need) + " of host memory; -m allows " +
@@ -118,7 +105,6 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
     write_pac(reference, pac);
     write_ann(reference, ann);
     write_amb(reference, amb);
-    for (std::ostream* s : {&bwt, &sa_file, &pac, &ann, &amb}) s->flush();
   } else {
     const auto primary =
         static_cast<std::uint64_t>(std::find(sa.begin(), sa.end(), 0) - sa.begin());
@@ -126,7 +112,6 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
     write_raw_bwt_text(text, sa, bwt);
     write_raw_sa(sa, sa_file);
     write_raw_json(primary, sa.size(), json);
-    for (std::ostream* s : {&bwt, &sa_file, &json}) s->flush();
   }
   trace("bwt: index written");
   // Committed together, after every byte is written: a failure before this
@@ -140,7 +125,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   stats.engine = engine->name();
   const double seconds = clock.seconds();
   report.summary(std::to_string(stats.records) + (stats.records == 1 ? " record, " : " records, ") +
-                     amount(stats.bases, "bp") + " (" +
+                     si_quantity(static_cast<double>(stats.bases), "bp") + " (" +
                      si_number(static_cast<double>(stats.suffixes)) + " suffixes" +
                      ") indexed on " + stats.engine,
                  seconds, rate(static_cast<double>(stats.bases), seconds, "bp"));

@@ -5,15 +5,12 @@
 
 #include "bwt/engine.hpp"
 #include "core/gpu_status.hpp"
+#include "core/host_memory.hpp"
 #include "gpu/bwt/suffix_sort.hpp"
 #include "gpu/runtime.hpp"
 
 namespace seqfuse::bwt {
 namespace {
-
-std::string gigabytes(std::uint64_t bytes) {
-  return std::to_string((bytes + (std::uint64_t{1} << 29)) >> 30) + " GB";
-}
 
 class GpuBwtEngine final : public BwtEngine {
  public:
@@ -32,8 +29,8 @@ class GpuBwtEngine final : public BwtEngine {
     const std::uint64_t need = gpu::bwt::suffix_array_device_bytes(length);
     const std::uint64_t free = gpu::free_device_memory();
     if (need > free)
-      return "the GPU engine needs " + gigabytes(need) + " of device memory for " +
-             std::to_string(length + 1) + " suffixes; " + gigabytes(free) + " are free";
+      return "the GPU engine needs " + memory_size(need) + " of device memory for " +
+             std::to_string(length + 1) + " suffixes; " + memory_size(free) + " are free";
     return {};
   }
 

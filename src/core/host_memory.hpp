@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 namespace seqfuse {
 
@@ -11,5 +13,9 @@ namespace seqfuse {
 [[nodiscard]] std::size_t default_max_memory();
 
 inline constexpr double kBytesPerGB = 1024.0 * 1024.0 * 1024.0;  // -m's unit, 2^30 bytes
+
+// "1.25 GB", or "37.2 MB" below a gigabyte (-m's units, powers of 2), for
+// messages about memory.
+[[nodiscard]] std::string memory_size(std::uint64_t bytes);
 
 }  // namespace seqfuse

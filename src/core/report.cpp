@@ -23,11 +23,15 @@ std::string si_number(double value) {
   return text;
 }
 
-std::string per_second(double amount, double seconds, std::string_view unit) {
-  std::string text = si_number(seconds > 0 ? amount / seconds : 0.0);
+std::string si_quantity(double amount, std::string_view unit) {
+  std::string text = si_number(amount);
   if (text.back() >= '0' && text.back() <= '9') text += ' ';
   text += unit;
   return text;
+}
+
+std::string per_second(double amount, double seconds, std::string_view unit) {
+  return si_quantity(seconds > 0 ? amount / seconds : 0.0, unit);
 }
 
 std::string rate(double amount, double seconds, std::string_view unit) {

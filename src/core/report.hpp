@@ -26,6 +26,8 @@ void trace(std::string_view phase);
 
 // "1.23 G" style: value scaled to k, M, G or T with three significant digits.
 [[nodiscard]] std::string si_number(double value);
+// "48.5 kbp", "500 bp": `amount` SI-scaled, then the unit.
+[[nodiscard]] std::string si_quantity(double amount, std::string_view unit);
 // "12.3 Mbp/s": `amount` units over `seconds`, SI-scaled.
 [[nodiscard]] std::string rate(double amount, double seconds, std::string_view unit);
 // "1.23 GCUPS": for units that already mean "per second".
