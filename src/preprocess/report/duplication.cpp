@@ -1,0 +1,152 @@
+#include "preprocess/report/duplication.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace seqfuse::preprocess {
+namespace {
+
+// fastp keeps 512 primes per hash.
+constexpr std::size_t kPrimesPerHash = 512;
+
+struct Geometry {
+  std::uint64_t array_bytes;
+  std::size_t hashes;
+};
+
+// fastp's accuracy levels: array size and number of hashes (arrays).
+Geometry geometry(int level) {
+  constexpr std::uint64_t kBase = std::uint64_t{1} << 29;  // 512 MiB
+  switch (level) {
+    case 1:
+      return {kBase, 2};
+    case 2:
+      return {kBase * 2, 2};
+    case 3:
+      return {kBase * 2, 4};
+    case 4:
+      return {kBase * 4, 4};
+    case 5:
+      return {kBase * 8, 4};
+    case 6:
+      return {kBase * 8, 6};
+    default:
+      throw Error("duplication accuracy level must be 1 to 6, not " + std::to_string(level));
+  }
+}
+
+// The primes fastp draws: the first prime above 10000, then each time the
+// first prime above (the last one + 10000), tested by trial division up to
+// the floating-point square root as fastp tests it.
+std::vector<std::uint64_t> fastp_primes(std::size_t count) {
+  std::vector<std::uint64_t> primes;
+  primes.reserve(count);
+  std::uint64_t number = 10000;
+  while (primes.size() < count) {
+    ++number;
+    bool prime = true;
+    for (std::uint64_t i = 2; static_cast<double>(i) <= std::sqrt(static_cast<double>(number));
+         ++i) {
+      if (number % i == 0) {
+        prime = false;
+        break;
+      }
+    }
+    if (prime) {
+      primes.push_back(number);
+      number += 10000;
+    }
+  }
+  return primes;
+}
+
+std::uint64_t base_weight(char base) {
+  switch (base) {
+    case 'A':
+      return 7;
+    case 'T':
+      return 222;
+    case 'C':
+      return 74;
+    case 'G':
+      return 31;
+    default:
+      return 13;
+  }
+}
+
+}  // namespace
+
+void Duplication::FreeDeleter::operator()(std::uint8_t* p) const {
+  std::free(p);
+}
+
+std::size_t Duplication::memory_bytes(int accuracy_level) {
+  return static_cast<std::size_t>(geometry(accuracy_level).array_bytes);
+}
+
+Duplication::Duplication(int accuracy_level) {
+  const Geometry g = geometry(accuracy_level);
+  hash_count_ = g.hashes;
+  array_bytes_ = g.array_bytes;
+  primes_ = fastp_primes(hash_count_ * kPrimesPerHash);
+  // calloc: the kernel hands out zero pages lazily, so untouched parts of
+  // the array cost no memory.
+  bits_.reset(static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(array_bytes_), 1)));
+  if (!bits_) {
+    throw Error("out of memory: cannot allocate " + std::to_string(array_bytes_) +
+                " bytes for the duplication estimate");
+  }
+}
+
+Duplication::~Duplication() = default;
+
+// fastp computes one sum per array and keeps only the last array's verdict,
+// so only the last sum is computed here. Its terms are fastp's: position p
+// (counted on from position_offset for read 2 of a pair) adds
+// prime[(p * hashes + last) & mask] * (weight(base) + p), modulo 2^64.
+void Duplication::hash(std::string_view seq, std::size_t position_offset,
+                       std::uint64_t* sum) const {
+  const std::uint64_t mask = kPrimesPerHash * hash_count_ - 1;
+  const std::uint64_t last = hash_count_ - 1;
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    const std::uint64_t p = position_offset + i;
+    const std::uint64_t index = (p * hash_count_ + last) & mask;
+    *sum += primes_[static_cast<std::size_t>(index)] * (base_weight(seq[i]) + p);
+  }
+}
+
+bool Duplication::apply(const std::uint64_t* sum) {
+  const std::uint64_t bit = *sum % (array_bytes_ * 8);
+  const auto mask = static_cast<std::uint8_t>(1U << (bit & 7U));
+  std::atomic_ref<std::uint8_t> byte(bits_[static_cast<std::size_t>(bit >> 3)]);
+  const bool duplicate = (byte.fetch_or(mask, std::memory_order_relaxed) & mask) != 0;
+  reads_.fetch_add(1, std::memory_order_relaxed);
+  if (duplicate) duplicates_.fetch_add(1, std::memory_order_relaxed);
+  return duplicate;
+}
+
+bool Duplication::check_read(std::string_view seq) {
+  std::uint64_t sum = 0;
+  hash(seq, 0, &sum);
+  return apply(&sum);
+}
+
+bool Duplication::check_pair(std::string_view seq1, std::string_view seq2) {
+  std::uint64_t sum = 0;
+  hash(seq1, 0, &sum);
+  hash(seq2, seq1.size(), &sum);
+  return apply(&sum);
+}
+
+double Duplication::rate() const {
+  const std::uint64_t total = reads_.load();
+  if (total == 0) return 0.0;
+  return static_cast<double>(duplicates_.load()) / static_cast<double>(total);
+}
+
+}  // namespace seqfuse::preprocess
