@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git
           libhts-dev libcli11-dev catch2 libdeflate-dev libisal-dev zlib1g-dev
           nlohmann-json3-dev libopenblas-dev libhdf5-dev libdivsufsort-dev)
-peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf)
+peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf multiqc)
 hip=(hipcc libamdhip64-dev librocprim-dev)
 data=(mmseqs2-examples bowtie2-examples shovill-examples adapterremoval-examples
       ragout-examples hmmer-examples)

@@ -30,7 +30,7 @@ struct FastpReport {
   const ReadStats* read2_after = nullptr;
   const FilterCounts* counts = nullptr;
   // Absent with --dont_eval_duplication (no "duplication" section).
-  std::optional<double> duplication_rate;
+  std::optional<double> duplication_rate{};
   // fastp's adapterCuttingEnabled(): adapter trimming on, and in single-end
   // mode an adapter sequence given or detected. Writes "adapter_cutting".
   bool adapter_cutting = false;
@@ -42,9 +42,9 @@ struct FastpReport {
   bool correction = false;         // -c: writes corrected_reads/_bases
   bool complexity_filter = false;  // -y: writes low_complexity_reads
   // Paired-end only; insert_size_peak(counts->insert_sizes) unless set.
-  std::optional<int> insert_size_peak;
+  std::optional<int> insert_size_peak{};
   // The command line as the user typed it (fastp's "command" key).
-  std::string command;
+  std::string command{};
   // The HTML page's title (fastp's -R, default "fastp report").
   std::string title = "fastp report";
   // Written as summary.fastp_version.

@@ -1,0 +1,382 @@
+// fastq-trim's statistics and reports: ReadStats on a hand-checked case,
+// per-thread merging, the JSON sections the trimming fills, and the whole
+// JSON report against fastp 0.23.2's on real reads with trimming and
+// filtering off (skipped with a warning when fastp or the Debian example
+// data are not installed; CI installs both).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/sequence_reader.hpp"
+#include "preprocess/report/duplication.hpp"
+#include "preprocess/report/html_report.hpp"
+#include "preprocess/report/json_report.hpp"
+#include "preprocess/report/read_stats.hpp"
+#include "test_temp_dir.hpp"
+
+using namespace seqfuse::preprocess;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kFastp = "/usr/bin/fastp";
+const char* const kShovillR1 = "/usr/share/doc/shovill-examples/R1.fq.gz";
+const char* const kShovillR2 = "/usr/share/doc/shovill-examples/R2.fq.gz";
+const char* const kAdapterRemovalR1 = "/usr/share/doc/adapterremoval/examples/reads_1.fq.gz";
+const char* const kAdapterRemovalR2 = "/usr/share/doc/adapterremoval/examples/reads_2.fq.gz";
+
+bool fastp_available() {
+  static const bool available = fs::exists(kFastp);
+  return available;
+}
+
+std::string json_text(const FastpReport& report) {
+  std::ostringstream out;
+  write_fastp_json(report, out);
+  return out.str();
+}
+
+std::vector<seqfuse::io::SequenceRecord> read_all_records(const std::string& path) {
+  std::vector<seqfuse::io::SequenceRecord> records;
+  seqfuse::io::SequenceReader reader(path);
+  seqfuse::io::SequenceRecord rec;
+  while (reader.next(rec)) records.push_back(rec);
+  return records;
+}
+
+// One side's statistics, before == after (nothing trimmed or dropped).
+struct Side {
+  ReadStats before, after;
+  explicit Side(bool read2) : before(0, read2), after(0, read2) {}
+};
+
+}  // namespace
+
+// Hand-checked: qualities 'I' 40, '5' 20, '+' 10, '!' 0, '?' 30.
+TEST_CASE("ReadStats counts a hand-checked pair of reads", "[preprocess][report]") {
+  ReadStats s(3);
+  s.add("ACGTA", "II5+!");
+  s.add("AC", "??");
+  CHECK(s.reads() == 2);
+  CHECK(s.bases() == 7);
+  CHECK(s.cycles() == 5);
+  CHECK(s.mean_length() == 3);  // 7 / 2, integer division as fastp's
+  CHECK(s.q30_bases() == 4);
+  CHECK(s.q20_bases() == 5);
+  CHECK(s.gc_bases() == 3);
+  CHECK(s.base_count('A') == 3);
+  CHECK(s.base_count('T') == 1);
+  CHECK(s.base_count('N') == 0);
+  CHECK(s.mean_quality_curve() == std::vector<double>{35, 35, 20, 10, 0});
+  // 'A' at cycles 1 and 5 only; elsewhere the mean curve stands in.
+  CHECK(s.quality_curve('A') == std::vector<double>{35, 35, 20, 10, 0});
+  CHECK(s.quality_curve('C') == std::vector<double>{35, 35, 20, 10, 0});
+  CHECK(s.quality_curve('G') == std::vector<double>{35, 35, 20, 10, 0});
+  CHECK(s.content_curve('A') == std::vector<double>{1, 0, 0, 0, 1});
+  CHECK(s.content_curve('C') == std::vector<double>{0, 1, 0, 0, 0});
+  CHECK(s.gc_content_curve() == std::vector<double>{0, 1, 1, 0, 0});
+  // One 5-mer, ACGTA: codes A0 C2 G3 T1 A0 -> 0b0010110100.
+  CHECK(ReadStats::kmer_name(0b0010110100) == "ACGTA");
+  CHECK(ReadStats::kmer_name(0) == "AAAAA");
+  CHECK(ReadStats::kmer_name(1) == "AAAAT");
+  std::uint64_t kmers = 0;
+  for (const std::uint64_t n : s.kmer_counts()) kmers += n;
+  CHECK(kmers == 1);
+  CHECK(s.kmer_counts()[0b0010110100] == 1);
+}
+
+TEST_CASE("ReadStats: 5-mers skip N and lower case; classes by the low 3 bits",
+          "[preprocess][report]") {
+  ReadStats s;
+  s.add("ACGTNACGTAC", std::string(11, 'I'));  // ACGTA and CGTAC only
+  s.add("acgtacgt", std::string(8, 'I'));      // no 5-mer; counted as A, C, G, T
+  std::uint64_t kmers = 0;
+  for (const std::uint64_t n : s.kmer_counts()) kmers += n;
+  CHECK(kmers == 2);
+  CHECK(s.base_count('N') == 1);
+  CHECK(s.base_count('A') == 3 + 2);
+  CHECK(s.gc_bases() == 5 + 4);
+  CHECK(s.cycles() == 11);
+
+  ReadStats empty;
+  CHECK(empty.cycles() == 0);
+  CHECK(empty.bases() == 0);
+  CHECK(empty.mean_length() == 0);
+}
+
+TEST_CASE("ReadStats merged from parts equals one instance", "[preprocess][report]") {
+  const std::vector<std::pair<std::string, std::string>> reads = {
+      {"ACGTACGTTT", "IIIII#####"},
+      {"ACG", "5?5"},
+      {"NNACGTAGGC", "!!IIIII???"},
+      {"", ""},
+      {"GGGGGGGGGGGGGG", std::string(14, '?')},
+      {"TTA", "+++"}};
+  ReadStats whole(8);
+  for (const auto& [seq, qual] : reads) whole.add(seq, qual);
+  // Parts of unequal lengths, one empty, merged in a different order.
+  ReadStats a(8), b(100), c(0), merged(8);
+  for (std::size_t i = 0; i < reads.size(); ++i)
+    (i < 2 ? a : b).add(reads[i].first, reads[i].second);
+  merged.merge(c);
+  merged.merge(b);
+  merged.merge(a);
+
+  FilterCounts counts;
+  counts.add(ReadFate::passed, reads.size());
+  FastpReport one{.read1_before = &whole, .read1_after = &whole, .counts = &counts};
+  FastpReport parts{.read1_before = &merged, .read1_after = &merged, .counts = &counts};
+  CHECK(json_text(one) == json_text(parts));
+  CHECK(merged.cycles() == 14);
+}
+
+TEST_CASE("Duplication counts repeated reads and pairs, from any thread order",
+          "[preprocess][report]") {
+  Duplication dup;
+  CHECK(dup.rate() == 0.0);
+  CHECK_FALSE(dup.check_read("ACGTACGT"));
+  CHECK(dup.check_read("ACGTACGT"));
+  CHECK_FALSE(dup.check_read("ACGTACGA"));
+  CHECK(dup.reads() == 3);
+  CHECK(dup.duplicates() == 1);
+  CHECK(dup.rate() == Approx(1.0 / 3.0));
+
+  Duplication pairs;
+  CHECK_FALSE(pairs.check_pair("ACGT", "TTGG"));
+  CHECK(pairs.check_pair("ACGT", "TTGG"));
+  // Read 2's positions continue from read 1's length: a pair hashes as its
+  // concatenation, so another split of the same letters is the same pair.
+  CHECK(pairs.check_pair("ACG", "TTTGG"));
+  CHECK_FALSE(pairs.check_pair("TTGG", "ACGT"));
+  CHECK(Duplication::memory_bytes(1) == std::size_t{1} << 29);
+  CHECK(Duplication::memory_bytes(3) == std::size_t{1} << 30);
+  CHECK_THROWS_AS(Duplication(0), seqfuse::Error);
+  CHECK_THROWS_AS(Duplication(7), seqfuse::Error);
+}
+
+TEST_CASE("insert_size_peak takes the first most frequent size, not the unknown bin",
+          "[preprocess][report]") {
+  CHECK(insert_size_peak({}) == 0);
+  CHECK(insert_size_peak({0, 0, 0, 9}) == 0);
+  CHECK(insert_size_peak({0, 3, 5, 5, 1, 99}) == 2);
+}
+
+// The sections the trimming fills, against text written out from fastp
+// 0.23.2's reporters (filterresult.cpp) for the same counts.
+TEST_CASE("JSON sections of adapters, poly-X, correction and complexity", "[preprocess][report]") {
+  ReadStats r1, r2;
+  r1.add("ACGT", "IIII");
+  r2.add("ACGT", "IIII");
+  FilterCounts c;
+  c.add(ReadFate::passed, 2);
+  c.add(ReadFate::low_complexity, 4);
+  c.adapter_trimmed_reads = 120;
+  c.adapter_trimmed_bases = 3000;
+  c.adapters_read1 = {{"AGATCGGAAGAGC", 100}, {"A", 1}, {"AG", 5}};
+  c.adapters_read2 = {};
+  c.polyx_reads = {1, 2, 3, 4};  // A, C, G, T
+  c.polyx_bases = {10, 20, 30, 40};
+  c.corrected_reads = 7;
+  c.corrections[('A' & 7) * 8 + ('C' & 7)] = 5;
+  c.corrections[('G' & 7) * 8 + ('T' & 7)] = 6;
+  c.insert_sizes.assign(kInsertSizeMax + 1, 0);
+  c.insert_sizes[3] = 2;
+  c.insert_sizes[kInsertSizeMax] = 8;
+  FastpReport r{.paired = true,
+                .read1_before = &r1,
+                .read1_after = &r1,
+                .read2_before = &r2,
+                .read2_after = &r2,
+                .counts = &c,
+                .duplication_rate = 0.125,
+                .adapter_cutting = true,
+                .adapter1 = "AGATCGGAAGAGC",
+                .polyx_trimming = true,
+                .correction = true,
+                .complexity_filter = true,
+                .command = "seqfuse fastq-trim -i \"a b\".fq"};
+  const std::string text = json_text(r);
+  CHECK_THAT(text, Catch::Contains("\t\"filtering_result\": {\n"
+                                   "\t\t\"passed_filter_reads\": 2,\n"
+                                   "\t\t\"corrected_reads\": 7,\n"
+                                   "\t\t\"corrected_bases\": 11,\n"
+                                   "\t\t\"low_quality_reads\": 0,\n"
+                                   "\t\t\"too_many_N_reads\": 0,\n"
+                                   "\t\t\"low_complexity_reads\": 4,\n"
+                                   "\t\t\"too_short_reads\": 0,\n"
+                                   "\t\t\"too_long_reads\": 0\n"
+                                   "\t},\n"
+                                   "\t\"duplication\": {\n"
+                                   "\t\t\"rate\": 0.125\n"
+                                   "\t},\n"
+                                   "\t\"insert_size\": {\n"
+                                   "\t\t\"peak\": 3,\n"
+                                   "\t\t\"unknown\": 8,\n"
+                                   "\t\t\"histogram\": [0,0,0,2,0,"));
+  // "A" is under 1% of 106 and goes to "others".
+  CHECK_THAT(text, Catch::Contains("\t\"adapter_cutting\": {\n"
+                                   "\t\t\"adapter_trimmed_reads\": 120,\n"
+                                   "\t\t\"adapter_trimmed_bases\": 3000,\n"
+                                   "\t\t\"read1_adapter_sequence\": \"AGATCGGAAGAGC\",\n"
+                                   "\t\t\"read2_adapter_sequence\": \"unspecified\",\n"
+                                   "\t\t\"read1_adapter_counts\": {\"AG\":5, "
+                                   "\"AGATCGGAAGAGC\":100, \"others\":1},\n"
+                                   "\t\t\"read2_adapter_counts\": {}\n"
+                                   "\t},\n"
+                                   "\t\"polyx_trimming\": \t{\n"
+                                   "\t\t\"total_polyx_trimmed_reads\": 10,\n"
+                                   "\t\t\"polyx_trimmed_reads\":{\"A\": 1, \"T\": 4, \"C\": 2, "
+                                   "\"G\": 3},\n"
+                                   "\t\t\"total_polyx_trimmed_bases\": 100,\n"
+                                   "\t\t\"polyx_trimmed_bases\":{\"A\": 10, \"T\": 40, \"C\": 20, "
+                                   "\"G\": 30}\n"
+                                   "\t},\n"
+                                   "\t\"read1_before_filtering\": {\n"));
+  CHECK_THAT(text, Catch::EndsWith("\t\"command\": \"seqfuse fastq-trim -i \\\"a b\\\".fq\"\n}"));
+  const auto parsed = nlohmann::json::parse(text);  // valid JSON
+  CHECK(parsed["summary"]["sequencing"] == "paired end (4 cycles + 4 cycles)");
+  CHECK(parsed["read2_after_filtering"]["kmer_count"].size() == 1024);
+
+  FastpReport missing = r;
+  missing.read2_after = nullptr;
+  CHECK_THROWS_AS(json_text(missing), seqfuse::Error);
+}
+
+namespace {
+
+// Runs fastp with trimming and filtering off (-A -G -Q -L; one thread, so
+// the insert-size histogram covers every pair) and returns its JSON text.
+std::string run_fastp(const seqfuse::test::TempDir& dir, const std::string& in1,
+                      const std::string& in2) {
+  const fs::path json = dir.file("fastp.json");
+  std::string command = std::string(kFastp) + " -A -G -Q -L -w 1 -i " + in1;
+  if (!in2.empty()) command += " -I " + in2;
+  command += " -j " + json.string() + " -h " + dir.file("fastp.html").string() + " 2>" +
+             dir.file("fastp.log").string();
+  REQUIRE(std::system(command.c_str()) == 0);
+  return seqfuse::test::slurp(json);
+}
+
+// The report our classes write for the same reads, the statistics kept in
+// `parts` per-thread instances, filled on as many threads and merged, as the
+// trimming's threads will.
+std::string our_report(const std::string& in1, const std::string& in2,
+                       const nlohmann::json& fastp_json, std::size_t parts) {
+  const auto reads1 = read_all_records(in1);
+  const std::vector<seqfuse::io::SequenceRecord> reads2 =
+      in2.empty() ? std::vector<seqfuse::io::SequenceRecord>{} : read_all_records(in2);
+  const bool paired = !in2.empty();
+  if (paired) REQUIRE(reads1.size() == reads2.size());
+
+  std::vector<Side> part1, part2;
+  for (std::size_t t = 0; t < parts; ++t) {
+    part1.emplace_back(false);
+    part2.emplace_back(true);
+  }
+  // Each part on its own thread, taking packs of 1000 reads in turn as
+  // fastp's threads do, all feeding one Duplication.
+  Duplication dup;
+  auto work = [&](std::size_t t) {
+    for (std::size_t i = t * 1000; i < reads1.size(); i += parts * 1000) {
+      for (std::size_t j = i; j < std::min(i + 1000, reads1.size()); ++j) {
+        part1[t].before.add(reads1[j].seq, reads1[j].qual);
+        part1[t].after.add(reads1[j].seq, reads1[j].qual);
+        if (paired) {
+          part2[t].before.add(reads2[j].seq, reads2[j].qual);
+          part2[t].after.add(reads2[j].seq, reads2[j].qual);
+          dup.check_pair(reads1[j].seq, reads2[j].seq);
+        } else {
+          dup.check_read(reads1[j].seq);
+        }
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < parts; ++t) threads.emplace_back(work, t);
+  for (std::thread& thread : threads) thread.join();
+  Side all1(false), all2(true);
+  for (std::size_t t = 0; t < parts; ++t) {
+    all1.before.merge(part1[t].before);
+    all1.after.merge(part1[t].after);
+    all2.before.merge(part2[t].before);
+    all2.after.merge(part2[t].after);
+  }
+
+  FilterCounts counts;
+  counts.add(ReadFate::passed, paired ? 2 * reads1.size() : reads1.size());
+  if (paired) {
+    // The overlap analysis that fills the histogram is the trimming's; here
+    // fastp's own histogram goes in, and the peak is ours to compute.
+    const auto& hist = fastp_json["insert_size"]["histogram"];
+    counts.insert_sizes.assign(hist.size() + 1, 0);
+    for (std::size_t d = 0; d < hist.size(); ++d)
+      counts.insert_sizes[d] = hist[d].get<std::uint64_t>();
+    counts.insert_sizes.back() = fastp_json["insert_size"]["unknown"].get<std::uint64_t>();
+  }
+  FastpReport report{.paired = paired,
+                     .read1_before = &all1.before,
+                     .read1_after = &all1.after,
+                     .read2_before = paired ? &all2.before : nullptr,
+                     .read2_after = paired ? &all2.after : nullptr,
+                     .counts = &counts,
+                     .duplication_rate = dup.rate(),
+                     .command = "seqfuse fastq-trim"};
+  return json_text(report);
+}
+
+// The text without its "command" line, which names the program.
+std::string without_command(const std::string& text) {
+  const auto at = text.rfind("\t\"command\": ");
+  return at == std::string::npos ? text : text.substr(0, at);
+}
+
+void compare_with_fastp(const std::string& in1, const std::string& in2) {
+  if (!fastp_available() || !fs::exists(in1) || (!in2.empty() && !fs::exists(in2))) {
+    WARN("fastp or " << in1 << " is not installed; skipping the comparison with fastp");
+    return;
+  }
+  seqfuse::test::TempDir dir;
+  const std::string theirs_text = run_fastp(dir, in1, in2);
+  nlohmann::json theirs = nlohmann::json::parse(theirs_text);
+  for (const std::size_t parts : {1, 3}) {
+    INFO(in1 << " " << in2 << ", statistics merged from " << parts << " parts");
+    const std::string ours_text = our_report(in1, in2, theirs, parts);
+    nlohmann::json ours = nlohmann::json::parse(ours_text);
+    CHECK(ours["summary"]["fastp_version"] == "0.23.2");
+    ours["summary"].erase("fastp_version");
+    ours.erase("command");
+    nlohmann::json expected = theirs;
+    expected["summary"].erase("fastp_version");
+    expected.erase("command");
+    // Key for key: the patch that turns ours into fastp's is empty.
+    const nlohmann::json patch = nlohmann::json::diff(ours, expected);
+    INFO("differences: " << patch.dump().substr(0, 2000));
+    CHECK(patch.empty());
+    // And character for character (tabs, newlines, number formatting).
+    CHECK(without_command(ours_text) == without_command(theirs_text));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("JSON report equals fastp's: shovill reads, single end", "[preprocess][report]") {
+  compare_with_fastp(kShovillR1, "");
+}
+
+TEST_CASE("JSON report equals fastp's: shovill reads, paired end", "[preprocess][report]") {
+  compare_with_fastp(kShovillR1, kShovillR2);
+}
+
+TEST_CASE("JSON report equals fastp's: adapterremoval reads, single and paired end",
+          "[preprocess][report]") {
+  compare_with_fastp(kAdapterRemovalR1, "");
+  compare_with_fastp(kAdapterRemovalR1, kAdapterRemovalR2);
+}
