@@ -380,3 +380,82 @@ TEST_CASE("JSON report equals fastp's: adapterremoval reads, single and paired e
   compare_with_fastp(kAdapterRemovalR1, "");
   compare_with_fastp(kAdapterRemovalR1, kAdapterRemovalR2);
 }
+
+namespace {
+
+bool multiqc_available() {
+  static const bool available = std::system("command -v multiqc >/dev/null 2>&1") == 0;
+  return available;
+}
+
+// Lines of a tab-separated file, split.
+std::vector<std::vector<std::string>> read_tsv(const fs::path& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::istringstream s(line);
+    std::string field;
+    while (std::getline(s, field, '\t')) fields.push_back(field);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+}  // namespace
+
+// MultiQC 1.14's fastp module finds "*fastp.json", names the sample after the
+// path following "-i" in "command", and puts six values in the general stats.
+TEST_CASE("MultiQC reads the JSON report as a fastp report", "[preprocess][report]") {
+  if (!multiqc_available()) {
+    WARN("multiqc is not on PATH; skipping the MultiQC check");
+    return;
+  }
+  ReadStats before, after;
+  for (int i = 0; i < 3; ++i) {
+    before.add("ACGT", "IIII");
+    after.add("ACGT", "IIII");
+  }
+  before.add("NNNN", "!!!!");
+  FilterCounts counts;
+  counts.add(ReadFate::passed, 3);
+  counts.add(ReadFate::too_many_n, 1);
+  FastpReport report{
+      .read1_before = &before,
+      .read1_after = &after,
+      .counts = &counts,
+      .duplication_rate = 0.5,
+      .command =
+          "seqfuse fastq-trim -i /data/sampleA.fq.gz -o trimmed.fq.gz -j sampleA.fastp.json"};
+  seqfuse::test::TempDir dir;
+  fs::create_directory(dir.file("in"));
+  {
+    std::ofstream json(dir.file("in") / "sampleA.fastp.json");
+    write_fastp_json(report, json);
+  }
+  const std::string command = "multiqc -q -f -o " + dir.file("out").string() + " " +
+                              dir.file("in").string() + " >" + dir.file("multiqc.log").string() +
+                              " 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  const auto rows = read_tsv(dir.file("out") / "multiqc_data" / "multiqc_general_stats.txt");
+  REQUIRE(rows.size() == 2);  // the header and one sample: one fastp report found
+  REQUIRE(rows[0].size() == rows[1].size());
+  CHECK(rows[1][0] == "sampleA");
+  const std::vector<std::pair<std::string, double>> expected = {
+      {"pct_duplication", 50.0},           {"after_filtering_q30_rate", 1.0},
+      {"after_filtering_q30_bases", 12.0}, {"filtering_result_passed_filter_reads", 3.0},
+      {"after_filtering_gc_content", 0.5}, {"pct_surviving", 75.0}};
+  for (const auto& [key, value] : expected) {
+    INFO(key);
+    bool found = false;
+    for (std::size_t c = 1; c < rows[0].size(); ++c) {
+      const std::string& header = rows[0][c];
+      if (header.size() >= key.size() && header.ends_with("-" + key)) {
+        CHECK(std::stod(rows[1][c]) == Approx(value));
+        found = true;
+      }
+    }
+    CHECK(found);
+  }
+}
