@@ -33,6 +33,10 @@ void add_quiet_option(CLI::App& app, CommonOptions& options) {
   app.add_flag("-q,--quiet", options.quiet, "No progress, warnings or summary on stderr");
 }
 
+void add_quiet_long_option(CLI::App& app, CommonOptions& options) {
+  app.add_flag("--quiet", options.quiet, "No progress, warnings or summary on stderr");
+}
+
 DeviceChoice choose_device(const CommonOptions& options) {
   const DeviceSpec spec = parse_device_spec(options.device);
   if (spec.kind == DeviceSpec::Kind::kCpu) return {};

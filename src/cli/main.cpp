@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   subcommands.push_back(seqfuse::cli::add_embed(app));
   subcommands.push_back(seqfuse::cli::add_kmer_count(app));
   subcommands.push_back(seqfuse::cli::add_bwt(app));
+  subcommands.push_back(seqfuse::cli::add_fastq_trim(app));
   for (int i = 0; i < argc; ++i)
     seqfuse::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
 

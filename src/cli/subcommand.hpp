@@ -27,6 +27,8 @@ struct CommonOptions {
 void add_threads_option(CLI::App& app, CommonOptions& options);
 void add_device_option(CLI::App& app, CommonOptions& options);
 void add_quiet_option(CLI::App& app, CommonOptions& options);
+// --quiet without -q, for subcommands whose peer tool owns -q (fastq-trim).
+void add_quiet_long_option(CLI::App& app, CommonOptions& options);
 // --device resolved against the GPUs this build and machine have.
 [[nodiscard]] DeviceChoice choose_device(const CommonOptions& options);
 
@@ -38,5 +40,6 @@ Subcommand add_align(CLI::App& parent, align::AlignMode mode);
 Subcommand add_embed(CLI::App& parent);
 Subcommand add_kmer_count(CLI::App& parent);
 Subcommand add_bwt(CLI::App& parent);
+Subcommand add_fastq_trim(CLI::App& parent);
 
 }  // namespace seqfuse::cli

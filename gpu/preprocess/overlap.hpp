@@ -1,0 +1,140 @@
+// fastp 0.23.2's overlap analysis of a read pair (read 1 against the reverse
+// complement of read 2) and the base correction built on it (-c), over plain
+// pointers so the CPU engine and a later GPU kernel share them. The reverse
+// complement is read on the fly instead of being built.
+#pragma once
+
+#include "gpu/preprocess/read_trim.hpp"
+#include "gpu/primitives/host_device.hpp"
+
+namespace seqfuse::gpu::preprocess {
+
+struct Overlap {
+  bool overlapped = false;
+  int offset = 0;  // where rc(read 2) starts on read 1; negative: before it
+  int length = 0;  // overlap length
+  int diff = 0;    // mismatches in the overlap
+};
+
+struct OverlapLimits {
+  int diff_limit = 5;           // --overlap_diff_limit
+  int length_required = 30;     // --overlap_len_require
+  int diff_percent_limit = 20;  // --overlap_diff_percent_limit
+};
+
+// Base j of the reverse complement of seq2[0, len2).
+SF_HOST_DEVICE char reverse_complement_at(const char* seq2, int len2, int j) {
+  return complement_base(seq2[len2 - 1 - j]);
+}
+
+// fastp's OverlapAnalysis::analyze: first offsets 0, 1, ... (read 2's
+// reverse complement shifted right), then -1, -2, ... (the insert shorter
+// than the reads). A candidate's mismatches stop being counted once past the
+// limit within the first 50 bases; past 50 bases it is accepted anyway.
+SF_HOST_DEVICE Overlap analyze_overlap(const char* seq1, int len1, const char* seq2, int len2,
+                                       const OverlapLimits& limits) {
+  constexpr int kCompleteCompare = 50;
+  // fastp: (int)(overlap_len * (percent / 100.0)), kept in double.
+  const double percent = limits.diff_percent_limit / 100.0;
+  Overlap ov;
+  for (int offset = 0; offset < len1 - limits.length_required; ++offset) {
+    const int overlap = len1 - offset < len2 ? len1 - offset : len2;
+    const int by_percent = static_cast<int>(overlap * percent);
+    const int limit = limits.diff_limit < by_percent ? limits.diff_limit : by_percent;
+    int diff = 0;
+    int i = 0;
+    for (; i < overlap; ++i) {
+      if (seq1[offset + i] != reverse_complement_at(seq2, len2, i)) {
+        ++diff;
+        if (diff > limit && i < kCompleteCompare) break;
+      }
+    }
+    if (diff <= limit || i > kCompleteCompare) {
+      ov.overlapped = true;
+      ov.offset = offset;
+      ov.length = overlap;
+      ov.diff = diff;
+      return ov;
+    }
+  }
+  for (int offset = 0; offset > -(len2 - limits.length_required); --offset) {
+    const int shifted = len2 + offset;  // len2 - |offset|
+    const int overlap = len1 < shifted ? len1 : shifted;
+    const int by_percent = static_cast<int>(overlap * percent);
+    const int limit = limits.diff_limit < by_percent ? limits.diff_limit : by_percent;
+    int diff = 0;
+    int i = 0;
+    for (; i < overlap; ++i) {
+      if (seq1[i] != reverse_complement_at(seq2, len2, i - offset)) {
+        ++diff;
+        if (diff > limit && i < kCompleteCompare) break;
+      }
+    }
+    if (diff <= limit || i > kCompleteCompare) {
+      ov.overlapped = true;
+      ov.offset = offset;
+      ov.length = overlap;
+      ov.diff = diff;
+      return ov;
+    }
+  }
+  return ov;
+}
+
+// fastp's insert size of a pair from its overlap; `unknown` (fastp's
+// --insert_size_max, 512) when the reads do not overlap, capped at it.
+SF_HOST_DEVICE int insert_size(const Overlap& ov, int len1, int len2, int front_trimmed1,
+                               int front_trimmed2, int unknown) {
+  int size = unknown;
+  if (ov.overlapped) {
+    if (ov.offset > 0)
+      size = len1 + len2 - ov.length + front_trimmed1 + front_trimmed2;
+    else
+      size = ov.length + front_trimmed1 + front_trimmed2;
+  }
+  return size > unknown ? unknown : size;
+}
+
+struct Correction {
+  int corrected = 0;  // bases changed
+  bool read1 = false, read2 = false;
+};
+
+// fastp's BaseCorrector: in the overlap, a mismatch where one side has
+// quality >= Q30 and the other <= Q14 takes the good side's base and
+// quality. `matrix` (64 counters, nullable) gets fastp's correction counts:
+// fastp reads the "from" base after overwriting it, so both indices are the
+// new base's low 3 bits.
+template <typename Counter>
+SF_HOST_DEVICE Correction correct_overlap(char* seq1, char* qual1, int len1, char* seq2,
+                                          char* qual2, int len2, const Overlap& ov,
+                                          Counter* matrix) {
+  (void)len1;
+  Correction result;
+  if (ov.diff == 0 || !ov.overlapped) return result;
+  constexpr char kGood = 33 + 30;
+  constexpr char kBad = 33 + 14;
+  const int start1 = ov.offset > 0 ? ov.offset : 0;
+  const int start2 = len2 - (ov.offset < 0 ? -ov.offset : 0) - 1;
+  for (int i = 0; i < ov.length; ++i) {
+    const int p1 = start1 + i;
+    const int p2 = start2 - i;
+    if (seq1[p1] == complement_base(seq2[p2])) continue;
+    if (qual1[p1] >= kGood && qual2[p2] <= kBad) {
+      seq2[p2] = complement_base(seq1[p1]);
+      qual2[p2] = qual1[p1];
+      ++result.corrected;
+      result.read2 = true;
+      if (matrix) ++matrix[(seq2[p2] & 7) * 8 + (seq2[p2] & 7)];
+    } else if (qual2[p2] >= kGood && qual1[p1] <= kBad) {
+      seq1[p1] = complement_base(seq2[p2]);
+      qual1[p1] = qual2[p2];
+      ++result.corrected;
+      result.read1 = true;
+      if (matrix) ++matrix[(seq1[p1] & 7) * 8 + (seq1[p1] & 7)];
+    }
+  }
+  return result;
+}
+
+}  // namespace seqfuse::gpu::preprocess

@@ -1,0 +1,320 @@
+// The CPU engine: fastp 0.23.2's per-read pipeline, read by read, with the
+// arithmetic of gpu/preprocess/. The order of the steps is fastp's
+// (seprocessor.cpp / peprocessor.cpp); docs/fastq-trim.md lists it.
+#include <algorithm>
+#include <string_view>
+
+#include "gpu/preprocess/overlap.hpp"
+#include "gpu/preprocess/read_filter.hpp"
+#include "gpu/preprocess/read_trim.hpp"
+#include "preprocess/engine.hpp"
+
+namespace seqfuse::preprocess {
+namespace {
+
+namespace kernel = gpu::preprocess;
+
+// fastp's --insert_size_max: the histogram's "unknown" bin.
+constexpr int kUnknownInsert = static_cast<int>(kInsertSizeMax);
+
+// fastp's tags for --failed_out, by result code.
+std::string_view fate_tag(int fate) {
+  switch (fate) {
+    case 4:
+      return "failed_polyx_filter";
+    case 8:
+      return "failed_bad_overlap";
+    case 12:
+      return "failed_too_many_n_bases";
+    case 16:
+      return "failed_too_short";
+    case 17:
+      return "failed_too_long";
+    case 20:
+      return "failed_quality_filter";
+    case 24:
+      return "failed_low_complexity";
+    default:
+      return "passed";
+  }
+}
+
+// A read being trimmed: the kept part [begin, begin + length) of its record.
+struct WorkRead {
+  const ReadChunk* chunk = nullptr;
+  const FastqRecord* record = nullptr;
+  char* seq = nullptr;   // the record's bases
+  char* qual = nullptr;  // the record's qualities
+  bool kept = true;      // false: fastp's NULL read, dropped by trimAndCut
+  int begin = 0, length = 0, front_trimmed = 0;
+
+  WorkRead(ReadChunk& c, FastqRecord& r)
+      : chunk(&c), record(&r), seq(c.seq(r)), qual(c.qual(r)), length(static_cast<int>(r.length)) {}
+  [[nodiscard]] char* s() const { return seq + begin; }
+  [[nodiscard]] char* q() const { return qual + begin; }
+  [[nodiscard]] std::string_view seq_view() const {
+    return {s(), static_cast<std::size_t>(length)};
+  }
+  [[nodiscard]] std::string_view qual_view() const {
+    return {q(), static_cast<std::size_t>(length)};
+  }
+  [[nodiscard]] std::string_view original_seq() const { return {seq, record->length}; }
+  [[nodiscard]] std::string_view original_qual() const { return {qual, record->length}; }
+};
+
+void append_read(std::string& out, const WorkRead& r, std::string_view tag = {}) {
+  // fastp writes its read object: the trimmed one, or the original when
+  // trimming dropped it (its NULL read leaves the original untouched).
+  const std::string_view seq = r.kept ? r.seq_view() : r.original_seq();
+  const std::string_view qual = r.kept ? r.qual_view() : r.original_qual();
+  out += r.chunk->header(*r.record);
+  if (!tag.empty()) {
+    out += ' ';
+    out += tag;
+  }
+  out += '\n';
+  out += seq;
+  out += '\n';
+  out += r.chunk->plus(*r.record);
+  out += '\n';
+  out += qual;
+  out += '\n';
+}
+
+class CpuTrimEngine final : public TrimEngine {
+ public:
+  CpuTrimEngine(const TrimPlan& plan, Duplication* duplication)
+      : plan_(plan), s_(plan.settings), duplication_(duplication) {
+    limits_.diff_limit = s_.overlap_diff_limit;
+    limits_.length_required = s_.overlap_len_require;
+    limits_.diff_percent_limit = s_.overlap_diff_percent_limit;
+    fasta_match_required_ =
+        kernel::fasta_adapter_match_required(static_cast<int>(plan.fasta_adapters.size()));
+  }
+
+  [[nodiscard]] std::string name() const override { return "cpu"; }
+
+  void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) override {
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+      if (mates == nullptr)
+        trim_single(reads, reads.records[i], out, tally);
+      else
+        trim_pair(reads, reads.records[i], *mates, mates->records[i], out, tally);
+    }
+  }
+
+ private:
+  // -f/-t and the sliding windows (fastp's trimAndCut).
+  void cut(WorkRead& r, int side) const {
+    kernel::KeptPart part;
+    r.kept =
+        kernel::trim_and_cut(r.seq, r.qual, r.length, s_.front[side], s_.tail[side], s_.cut, &part);
+    if (r.kept) {
+      r.begin = part.begin;
+      r.length = part.length;
+      r.front_trimmed = part.front_trimmed;
+    }
+  }
+
+  void poly_g(WorkRead& r) const {
+    r.length = kernel::poly_g_trimmed_length(r.s(), r.length, s_.poly_g_min_len);
+  }
+
+  void poly_x(WorkRead& r, FilterCounts& counts) const {
+    const kernel::PolyXCut cut = kernel::poly_x_cut(r.s(), r.length, s_.poly_x_min_len);
+    if (cut.base < 0) return;
+    r.length = cut.length;
+    // FilterCounts keeps A, C, G, T; fastp's classes are A, T, C, G.
+    static constexpr std::size_t kSlot[4] = {0, 3, 1, 2};
+    const std::size_t slot = kSlot[cut.base];
+    ++counts.polyx_reads[slot];
+    counts.polyx_bases[slot] += static_cast<std::uint64_t>(cut.trimmed);
+  }
+
+  // fastp's trimBySequence with its counting (matchReq 4).
+  bool adapter_by_sequence(WorkRead& r, const std::string& adapter, AdapterCounts& seen,
+                           FilterCounts& counts) const {
+    int pos = 0;
+    if (!kernel::find_adapter(r.s(), r.length, adapter.data(), static_cast<int>(adapter.size()), 4,
+                              &pos))
+      return false;
+    std::string cut_off = pos < 0
+                              ? adapter.substr(0, adapter.size() - static_cast<std::size_t>(-pos))
+                              : std::string(r.s() + pos, static_cast<std::size_t>(r.length - pos));
+    r.length = std::max(pos, 0);
+    if (!cut_off.empty()) {
+      ++counts.adapter_trimmed_reads;
+      counts.adapter_trimmed_bases += cut_off.size();
+      ++seen[cut_off];
+    }
+    return true;
+  }
+
+  // fastp's trimByMultiSequences: every FASTA adapter in turn. fastp 0.23.2
+  // measures the cut-off part after shortening the read, so it is always
+  // empty and nothing is counted; the reads are trimmed all the same.
+  void adapters_from_fasta(WorkRead& r) const {
+    for (const std::string& adapter : plan_.fasta_adapters) {
+      int pos = 0;
+      if (kernel::find_adapter(r.s(), r.length, adapter.data(), static_cast<int>(adapter.size()),
+                               fasta_match_required_, &pos))
+        r.length = std::max(pos, 0);
+    }
+  }
+
+  void max_length(WorkRead& r, int side) const {
+    if (s_.max_len[side] > 0 && s_.max_len[side] < r.length) r.length = s_.max_len[side];
+  }
+
+  [[nodiscard]] int fate(const WorkRead& r) const {
+    return kernel::read_fate(r.s(), r.q(), r.length, r.kept, s_.filter);
+  }
+
+  void trim_single(ReadChunk& chunk, FastqRecord& record, ChunkOutput& out,
+                   TrimTally& tally) const {
+    WorkRead r(chunk, record);
+    tally.before1.add(r.seq_view(), r.qual_view());
+    ++tally.reads_in;
+    tally.bases_in += record.length;
+    if (duplication_) (void)duplication_->check_read(r.seq_view());
+    cut(r, 0);
+    if (r.kept && s_.poly_g) poly_g(r);
+    if (r.kept && s_.adapter_trimming) {
+      if (!plan_.adapter1.empty())
+        (void)adapter_by_sequence(r, plan_.adapter1, tally.counts.adapters_read1, tally.counts);
+      if (!plan_.fasta_adapters.empty()) adapters_from_fasta(r);
+    }
+    if (r.kept && s_.poly_x) poly_x(r, tally.counts);
+    if (r.kept) max_length(r, 0);
+    const int result = fate(r);
+    tally.counts.add(static_cast<ReadFate>(result));
+    if (r.kept && result == kernel::kFatePassed) {
+      append_read(out.out1, r);
+      tally.after1.add(r.seq_view(), r.qual_view());
+      ++tally.reads_out;
+      tally.bases_out += static_cast<std::uint64_t>(r.length);
+    } else if (plan_.write_failed) {
+      append_read(out.failed, r, fate_tag(result));
+    }
+  }
+
+  void trim_pair(ReadChunk& chunk1, FastqRecord& record1, ReadChunk& chunk2, FastqRecord& record2,
+                 ChunkOutput& out, TrimTally& tally) const {
+    WorkRead r1(chunk1, record1), r2(chunk2, record2);
+    tally.before1.add(r1.seq_view(), r1.qual_view());
+    tally.before2.add(r2.seq_view(), r2.qual_view());
+    tally.reads_in += 2;
+    tally.bases_in += record1.length + record2.length;
+    if (duplication_) (void)duplication_->check_pair(r1.seq_view(), r2.seq_view());
+    FilterCounts& counts = tally.counts;
+    cut(r1, 0);
+    cut(r2, 1);
+    const bool both = r1.kept && r2.kept;
+    if (both && s_.poly_g) {
+      poly_g(r1);
+      poly_g(r2);
+    }
+    if (both) {
+      const kernel::Overlap ov =
+          kernel::analyze_overlap(r1.s(), r1.length, r2.s(), r2.length, limits_);
+      // fastp fills the histogram on its first worker thread only; seqfuse
+      // counts every pair (the same with fastp -w 1).
+      const int size = kernel::insert_size(ov, r1.length, r2.length, r1.front_trimmed,
+                                           r2.front_trimmed, kUnknownInsert);
+      ++counts.insert_sizes[static_cast<std::size_t>(size)];
+      if (s_.correction) {
+        const kernel::Correction c = kernel::correct_overlap(
+            r1.s(), r1.q(), r1.length, r2.s(), r2.q(), r2.length, ov, counts.corrections.data());
+        if (c.corrected > 0) counts.corrected_reads += (c.read1 && c.read2) ? 2 : 1;
+      }
+      if (s_.adapter_trimming) {
+        bool trimmed = false;
+        if (ov.overlapped && ov.offset < 0) {
+          // The insert is shorter than the reads: what lies beyond it is adapter.
+          const int len1 = std::min(r1.length, ov.length + r2.front_trimmed);
+          const int len2 = std::min(r2.length, ov.length + r1.front_trimmed);
+          const std::string_view adapter1(r1.s() + len1,
+                                          static_cast<std::size_t>(r1.length - len1));
+          const std::string_view adapter2(r2.s() + len2,
+                                          static_cast<std::size_t>(r2.length - len2));
+          counts.adapter_trimmed_reads += 2;
+          counts.adapter_trimmed_bases += adapter1.size() + adapter2.size();
+          if (!adapter1.empty()) ++counts.adapters_read1[std::string(adapter1)];
+          if (!adapter2.empty()) ++counts.adapters_read2[std::string(adapter2)];
+          r1.length = len1;
+          r2.length = len2;
+          trimmed = true;
+        }
+        if (!trimmed) {
+          if (!plan_.adapter1.empty())
+            (void)adapter_by_sequence(r1, plan_.adapter1, counts.adapters_read1, counts);
+          if (!plan_.adapter2.empty())
+            (void)adapter_by_sequence(r2, plan_.adapter2, counts.adapters_read2, counts);
+        }
+        if (!plan_.fasta_adapters.empty()) {
+          adapters_from_fasta(r1);
+          adapters_from_fasta(r2);
+        }
+      }
+      if (s_.poly_x) {
+        poly_x(r1, counts);
+        poly_x(r2, counts);
+      }
+      max_length(r1, 0);
+      max_length(r2, 1);
+    }
+    const int result1 = fate(r1);
+    const int result2 = fate(r2);
+    counts.add(static_cast<ReadFate>(std::max(result1, result2)), 2);
+    const bool pass1 = r1.kept && result1 == kernel::kFatePassed;
+    const bool pass2 = r2.kept && result2 == kernel::kFatePassed;
+    if (pass1 && pass2) {
+      if (plan_.interleaved_output) {
+        append_read(out.out1, r1);
+        append_read(out.out1, r2);
+      } else {
+        append_read(out.out1, r1);
+        append_read(out.out2, r2);
+      }
+      tally.after1.add(r1.seq_view(), r1.qual_view());
+      tally.after2.add(r2.seq_view(), r2.qual_view());
+      tally.reads_out += 2;
+      tally.bases_out += static_cast<std::uint64_t>(r1.length + r2.length);
+    } else if (pass1) {
+      if (plan_.write_unpaired1) {
+        append_read(out.unpaired1, r1);
+        if (plan_.write_failed) append_read(out.failed, r2, fate_tag(result2));
+      } else if (plan_.write_failed) {
+        append_read(out.failed, r1, "paired_read_is_failing");
+        append_read(out.failed, r2, fate_tag(result2));
+      }
+    } else if (pass2) {
+      if (plan_.write_unpaired2) {
+        append_read(out.unpaired2, r2);
+        if (plan_.write_failed) append_read(out.failed, r1, fate_tag(result1));
+      } else if (plan_.write_unpaired1) {
+        append_read(out.unpaired1, r2);
+        if (plan_.write_failed) append_read(out.failed, r1, fate_tag(result1));
+      } else if (plan_.write_failed) {
+        append_read(out.failed, r1, fate_tag(result1));
+        append_read(out.failed, r2, "paired_read_is_failing");
+      }
+    }
+    // fastp writes neither read of a pair that fails on both sides to
+    // --failed_out (its branches cover one passing read only).
+  }
+
+  const TrimPlan& plan_;
+  const TrimSettings& s_;
+  Duplication* duplication_;
+  kernel::OverlapLimits limits_;
+  int fasta_match_required_ = 4;
+};
+
+}  // namespace
+
+std::unique_ptr<TrimEngine> make_cpu_trim_engine(const TrimPlan& plan, Duplication* duplication) {
+  return std::make_unique<CpuTrimEngine>(plan, duplication);
+}
+
+}  // namespace seqfuse::preprocess

@@ -1,0 +1,73 @@
+// The boundary between a fastq-trim run and the engines that trim reads.
+// The run reads chunks of records (fastq_records.hpp), hands each to an
+// engine on a worker thread and writes what comes back in input order
+// (trim_run.cpp). An engine applies fastp 0.23.2's per-read pipeline
+// (docs/fastq-trim.md) with the shared arithmetic of gpu/preprocess/ and
+// formats the surviving reads. Only the CPU engine exists; a GPU engine
+// would take whole chunks the same way.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "preprocess/fastq_records.hpp"
+#include "preprocess/filter_counts.hpp"
+#include "preprocess/report/duplication.hpp"
+#include "preprocess/report/read_stats.hpp"
+#include "preprocess/trim_options.hpp"
+
+namespace seqfuse::preprocess {
+
+// Everything fixed for a run once the evaluation pass is done.
+struct TrimPlan {
+  TrimSettings settings;
+  std::string adapter1, adapter2;           // empty: no sequence to search (fastp's hasSeqR1/R2)
+  std::vector<std::string> fasta_adapters;  // --adapter_fasta, in fastp's order
+  bool interleaved_output = false;          // paired --stdout: read 1, read 2 in one stream
+  bool write_failed = false;                // --failed_out
+  bool write_unpaired1 = false;             // --unpaired1
+  bool write_unpaired2 = false;             // --unpaired2 naming a file of its own
+};
+
+// The bytes one chunk adds to each output, uncompressed.
+struct ChunkOutput {
+  std::string out1, out2, unpaired1, unpaired2, failed;
+  void clear() {
+    out1.clear();
+    out2.clear();
+    unpaired1.clear();
+    unpaired2.clear();
+    failed.clear();
+  }
+};
+
+// What one worker thread counts; merged at the end.
+struct TrimTally {
+  explicit TrimTally(int read_length1 = 0, int read_length2 = 0)
+      : before1(read_length1, false),
+        after1(read_length1, false),
+        before2(read_length2, true),
+        after2(read_length2, true) {}
+  FilterCounts counts;
+  ReadStats before1, after1, before2, after2;
+  std::uint64_t reads_in = 0, bases_in = 0, reads_out = 0, bases_out = 0;
+};
+
+class TrimEngine {
+ public:
+  virtual ~TrimEngine() = default;
+  // "cpu": for the summary line.
+  [[nodiscard]] virtual std::string name() const = 0;
+  // Trims and filters one chunk (read 2 in `mates`, record i with record i,
+  // or null for single-end), appending the formatted reads to `out` and the
+  // counts to `tally`. May edit the chunks' bases (base correction).
+  virtual void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) = 0;
+};
+
+// `duplication` (nullable, thread-safe) gets every read or pair before
+// trimming, as fastp feeds its duplication estimate.
+[[nodiscard]] std::unique_ptr<TrimEngine> make_cpu_trim_engine(const TrimPlan& plan,
+                                                               Duplication* duplication);
+
+}  // namespace seqfuse::preprocess

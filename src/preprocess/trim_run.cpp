@@ -1,0 +1,296 @@
+#include "preprocess/trim_run.hpp"
+
+#include <future>
+#include <memory>
+#include <vector>
+
+#include "core/device_choice.hpp"
+#include "core/error.hpp"
+#include "core/output_file.hpp"
+#include "core/output_stream.hpp"
+#include "core/parallel.hpp"
+#include "preprocess/adapter_fasta.hpp"
+#include "preprocess/engine.hpp"
+#include "preprocess/gzip_member.hpp"
+#include "preprocess/input_evaluation.hpp"
+#include "preprocess/report/html_report.hpp"
+#include "preprocess/report/json_report.hpp"
+
+namespace seqfuse::preprocess {
+namespace {
+
+// Records (or pairs) per chunk: fastp's pack size. Output order does not
+// depend on it.
+constexpr std::size_t kChunkRecords = 1000;
+constexpr std::size_t kChunksPerThread = 4;
+
+enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kStreams };
+
+// One output file; gzip when its name ends in .gz (not for stdout).
+struct Sink {
+  std::unique_ptr<OutputFile> file;
+  bool gzip = false;
+};
+
+struct Slot {
+  ReadChunk reads, mates;
+  ChunkOutput text;
+  std::string members[kStreams];  // gzip members of the streams that are gzip
+};
+
+std::string& stream_text(ChunkOutput& out, int stream) {
+  switch (stream) {
+    case kOut1:
+      return out.out1;
+    case kOut2:
+      return out.out2;
+    case kUnpaired1:
+      return out.unpaired1;
+    case kUnpaired2:
+      return out.unpaired2;
+    default:
+      return out.failed;
+  }
+}
+
+// Reads the input as chunks of records, or of pairs (two files, or one
+// interleaved file), checking that the mates keep step.
+class ReadSource {
+ public:
+  explicit ReadSource(const TrimOptions& o)
+      : interleaved_(o.interleaved_in),
+        reader1_(o.stdin_input ? std::string("-") : o.in1),
+        reader2_(o.in2.empty() ? nullptr : std::make_unique<FastqRecordReader>(o.in2)) {}
+
+  [[nodiscard]] bool paired() const { return interleaved_ || reader2_ != nullptr; }
+
+  // Fills `slot` with up to kChunkRecords records (pairs); false when none were left.
+  bool fill(Slot& slot) {
+    slot.reads.clear();
+    slot.mates.clear();
+    slot.reads.first_record = slot.mates.first_record = records_;
+    while (slot.reads.size() < kChunkRecords && next(slot)) ++records_;
+    return slot.reads.size() > 0;
+  }
+
+  [[nodiscard]] std::uint64_t records() const { return records_; }
+  [[nodiscard]] const std::string& name1() const { return reader1_.display_name(); }
+
+ private:
+  bool next(Slot& slot) {
+    const bool got1 = reader1_.next(slot.reads);
+    if (interleaved_) {
+      if (got1 && !reader1_.next(slot.mates))
+        throw Error("interleaved input ends with a read 1 that has no read 2, " +
+                    reader1_.display_name() + " record " + std::to_string(reader1_.records()));
+      return got1;
+    }
+    if (!reader2_) return got1;
+    const bool got2 = reader2_->next(slot.mates);
+    if (got1 && !got2)
+      throw Error("read 2 input has fewer reads than read 1, " + reader2_->display_name() +
+                  " ends after record " + std::to_string(reader2_->records()) + " (" +
+                  reader1_.display_name() + " goes on)");
+    if (!got1 && got2)
+      throw Error("read 1 input has fewer reads than read 2, " + reader1_.display_name() +
+                  " ends after record " + std::to_string(reader1_.records()) + " (" +
+                  reader2_->display_name() + " goes on)");
+    return got1;
+  }
+
+  bool interleaved_;
+  FastqRecordReader reader1_;
+  std::unique_ptr<FastqRecordReader> reader2_;
+  std::uint64_t records_ = 0;
+};
+
+// fastp's adapter choice (main.cpp and Options::validate): given, detected
+// (single-end by default, paired-end with --detect_adapter_for_pe), or none;
+// on stdin there is no detection.
+void choose_adapters(const TrimOptions& o, bool evaluate, TrimPlan& plan, Reporter& report) {
+  const bool paired = is_paired(o);
+  std::string a1 = o.adapter_sequence, a2 = o.adapter_sequence_r2;
+  if (a2 == "auto" && !o.detect_adapter_for_pe && a1 != "auto") a2 = a1;
+  if (!o.disable_adapter_trimming && evaluate) {
+    if (a1 == "auto" && (!paired || o.detect_adapter_for_pe)) {
+      a1 = detect_adapter(o.in1, o.trim_tail1);
+      if (a1.empty()) report.warn("no adapter detected for read 1");
+    }
+    // An interleaved file has no second file to detect read 2's adapter in.
+    if (paired && o.detect_adapter_for_pe && a2 == "auto" && !o.in2.empty()) {
+      a2 = detect_adapter(o.in2, o.trim_tail1);
+      if (a2.empty()) report.warn("no adapter detected for read 2");
+    }
+  }
+  plan.adapter1 = a1 == "auto" ? std::string() : a1;
+  plan.adapter2 = (paired && a2 != "auto") ? a2 : std::string();
+}
+
+}  // namespace
+
+TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
+  Stopwatch clock;
+  const bool paired = is_paired(options);
+  const bool stdout_output = options.stdout_output;
+  if (options.gpu_required)
+    throw Error("--device gpu: the GPU engine for fastq-trim is not built yet (use --device cpu)");
+
+  // Outputs first: an unwritable path fails before any reading.
+  std::vector<Sink> sinks(kStreams);
+  const auto open = [&](int stream, const std::string& path) {
+    sinks[static_cast<std::size_t>(stream)].file = std::make_unique<OutputFile>(path);
+    sinks[static_cast<std::size_t>(stream)].gzip = path != "-" && gzip_output_name(path);
+  };
+  if (stdout_output)
+    open(kOut1, "-");
+  else if (!options.out1.empty())
+    open(kOut1, options.out1);
+  if (!stdout_output && paired && !options.out2.empty()) open(kOut2, options.out2);
+  const std::string unpaired2 = options.unpaired2.empty() ? options.unpaired1 : options.unpaired2;
+  if (paired && !options.unpaired1.empty()) open(kUnpaired1, options.unpaired1);
+  if (paired && !unpaired2.empty() && unpaired2 != options.unpaired1) open(kUnpaired2, unpaired2);
+  if (!options.failed_out.empty()) open(kFailed, options.failed_out);
+  std::unique_ptr<OutputFile> json_file, html_file;
+  if (!options.json.empty()) json_file = std::make_unique<OutputFile>(options.json);
+  if (!options.html.empty()) html_file = std::make_unique<OutputFile>(options.html);
+
+  TrimPlan plan;
+  plan.settings = resolve(options);
+  plan.interleaved_output = paired && stdout_output;
+  plan.write_failed = sinks[kFailed].file != nullptr;
+  plan.write_unpaired1 = sinks[kUnpaired1].file != nullptr;
+  plan.write_unpaired2 = sinks[kUnpaired2].file != nullptr;
+  if (!options.adapter_fasta.empty() && !options.disable_adapter_trimming)
+    plan.fasta_adapters = load_adapter_fasta(options.adapter_fasta);
+
+  // fastp's evaluation pass re-reads the start of the files: not on stdin.
+  const bool evaluate = !options.stdin_input;
+  InputGlance glance1, glance2;
+  if (evaluate) {
+    glance1 = glance_at_input(options.in1);
+    if (!options.in2.empty()) glance2 = glance_at_input(options.in2);
+  }
+  if (!options.trim_poly_g && !options.disable_trim_poly_g && glance1.two_colour)
+    plan.settings.poly_g = true;
+  choose_adapters(options, evaluate, plan, report);
+  trace("fastq-trim: evaluation done");
+
+  std::unique_ptr<Duplication> duplication;
+  if (!options.dont_eval_duplication) duplication = std::make_unique<Duplication>(1);
+  const std::unique_ptr<TrimEngine> engine = make_cpu_trim_engine(plan, duplication.get());
+
+  const unsigned threads = resolve_threads(options.threads);
+  const int length2 = options.interleaved_in ? glance1.read_length : glance2.read_length;
+  std::vector<TrimTally> tallies;
+  for (unsigned t = 0; t < threads; ++t) tallies.emplace_back(glance1.read_length, length2);
+  std::vector<std::unique_ptr<GzipCompressor>> compressors;
+  for (unsigned t = 0; t < threads; ++t)
+    compressors.push_back(std::make_unique<GzipCompressor>(options.compression));
+
+  ReadSource source(options);
+  const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
+  std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
+  const auto fill_group = [&source](std::vector<Slot>& group) {
+    std::size_t n = 0;
+    while (n < group.size() && source.fill(group[n])) ++n;
+    return n;
+  };
+  std::size_t filled = fill_group(groups[0]);
+  if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
+  for (int current = 0; filled > 0; current ^= 1) {
+    std::vector<Slot>& group = groups[current];
+    // The next group is read while this one is trimmed.
+    std::future<std::size_t> next =
+        std::async(std::launch::async, fill_group, std::ref(groups[current ^ 1]));
+    try {
+      parallel_chunks(filled, 1, threads, [&](unsigned worker, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          Slot& slot = group[i];
+          slot.text.clear();
+          engine->trim(slot.reads, paired ? &slot.mates : nullptr, slot.text, tallies[worker]);
+          for (int s = 0; s < kStreams; ++s)
+            if (sinks[static_cast<std::size_t>(s)].gzip)
+              compressors[worker]->compress(stream_text(slot.text, s), slot.members[s]);
+        }
+      });
+      for (std::size_t i = 0; i < filled; ++i) {
+        for (int s = 0; s < kStreams; ++s) {
+          Sink& sink = sinks[static_cast<std::size_t>(s)];
+          if (!sink.file) continue;
+          // fastp writes --unpaired2 only beside --unpaired1 (see docs).
+          if (s == kUnpaired2 && !plan.write_unpaired1) continue;
+          sink.file->write(sink.gzip ? group[i].members[s] : stream_text(group[i].text, s));
+        }
+      }
+    } catch (...) {
+      try {
+        (void)next.get();
+      } catch (...) {
+      }
+      throw;
+    }
+    filled = next.get();
+  }
+  trace("fastq-trim: reads trimmed and written");
+
+  TrimTally total(glance1.read_length, length2);
+  TrimSummary summary;
+  for (const TrimTally& t : tallies) {
+    total.counts.merge(t.counts);
+    total.before1.merge(t.before1);
+    total.after1.merge(t.after1);
+    total.before2.merge(t.before2);
+    total.after2.merge(t.after2);
+    summary.reads_in += t.reads_in;
+    summary.bases_in += t.bases_in;
+    summary.reads_out += t.reads_out;
+    summary.bases_out += t.bases_out;
+  }
+
+  FastpReport fastp;
+  fastp.paired = paired;
+  fastp.read1_before = &total.before1;
+  fastp.read1_after = &total.after1;
+  if (paired) {
+    fastp.read2_before = &total.before2;
+    fastp.read2_after = &total.after2;
+  }
+  fastp.counts = &total.counts;
+  if (duplication) fastp.duplication_rate = duplication->rate();
+  fastp.adapter_cutting = !options.disable_adapter_trimming && (paired || !plan.adapter1.empty());
+  if (!plan.adapter1.empty()) fastp.adapter1 = plan.adapter1;
+  if (!plan.adapter2.empty()) fastp.adapter2 = plan.adapter2;
+  fastp.polyx_trimming = plan.settings.poly_x;
+  fastp.correction = plan.settings.correction;
+  fastp.complexity_filter = plan.settings.filter.complexity;
+  fastp.command = options.command_line;
+  fastp.title = options.report_title;
+  if (json_file) {
+    OutputFileStream out(*json_file);
+    write_fastp_json(fastp, out);
+  }
+  if (html_file) {
+    OutputFileStream out(*html_file);
+    write_fastp_html(fastp, out);
+  }
+  // Committed together, after every byte is written.
+  for (Sink& sink : sinks)
+    if (sink.file) sink.file->commit();
+  if (json_file) json_file->commit();
+  if (html_file) html_file->commit();
+
+  summary.adapter1 = plan.adapter1;
+  summary.adapter2 = plan.adapter2;
+  summary.poly_g = plan.settings.poly_g;
+  summary.engine = engine->name();
+  const double seconds = clock.seconds();
+  report.summary(std::to_string(summary.reads_in) + " reads (" +
+                     si_quantity(static_cast<double>(summary.bases_in), "bp") + ") in, " +
+                     std::to_string(summary.reads_out) + " passed (" +
+                     si_quantity(static_cast<double>(summary.bases_out), "bp") + "), on " +
+                     summary.engine,
+                 seconds, rate(static_cast<double>(summary.reads_in), seconds, "reads"));
+  return summary;
+}
+
+}  // namespace seqfuse::preprocess
