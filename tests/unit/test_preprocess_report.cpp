@@ -459,3 +459,61 @@ TEST_CASE("MultiQC reads the JSON report as a fastp report", "[preprocess][repor
     CHECK(found);
   }
 }
+
+TEST_CASE("HTML report: one self-contained page with every section", "[preprocess][report]") {
+  ReadStats r1_before, r1_after, r2_before, r2_after;
+  for (int i = 0; i < 20; ++i) {
+    const std::string seq = i % 3 == 0 ? "ACGTNACGTTGCA" : "GGGCCCAATTACG";
+    r1_before.add(seq, std::string(seq.size(), i % 2 == 0 ? 'I' : '+'));
+    r2_before.add(seq.substr(2), std::string(seq.size() - 2, '5'));
+    if (i % 4 != 0) {
+      r1_after.add(seq, std::string(seq.size(), 'I'));
+      r2_after.add(seq.substr(2), std::string(seq.size() - 2, '5'));
+    }
+  }
+  FilterCounts c;
+  c.add(ReadFate::passed, 30);
+  c.add(ReadFate::low_quality, 10);
+  c.adapters_read1 = {{"AGATCGGAAGAGC", 12}};
+  c.insert_sizes[150] = 9;
+  c.insert_sizes[151] = 4;
+  c.insert_sizes[kInsertSizeMax] = 7;
+  FastpReport r{.paired = true,
+                .read1_before = &r1_before,
+                .read1_after = &r1_after,
+                .read2_before = &r2_before,
+                .read2_after = &r2_after,
+                .counts = &c,
+                .duplication_rate = 0.05,
+                .adapter_cutting = true,
+                .polyx_trimming = true,
+                .command = "seqfuse fastq-trim -i a.fq -I b.fq",
+                .title = "sample <A> & B"};
+  std::ostringstream out;
+  write_fastp_html(r, out);
+  const std::string html = out.str();
+  CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>"));
+  CHECK_THAT(html, Catch::Contains("<title>sample &lt;A&gt; &amp; B</title>"));
+  CHECK_THAT(html, Catch::EndsWith("</html>\n"));
+  // Self-contained: no scripts, style sheets or images from elsewhere.
+  CHECK_THAT(html, !Catch::Contains("<script"));
+  CHECK_THAT(html, !Catch::Contains("<link"));
+  CHECK_THAT(html, !Catch::Contains("src="));
+  for (const char* id :
+       {"summary", "filtering", "duplication", "insert-size", "adapters", "polyx", "curves"}) {
+    CHECK_THAT(html, Catch::Contains(std::string("id='") + id + "'"));
+  }
+  std::size_t charts = 0;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
+    ++charts;
+  CHECK(charts == 1 + 4 * 2);  // insert sizes, then quality and content per read and stage
+  CHECK_THAT(html, Catch::Contains("<code>AGATCGGAAGAGC</code>"));
+  CHECK_THAT(html, Catch::Contains("peak 150;"));
+  CHECK_THAT(html, Catch::Contains("5.0000%"));
+
+  FastpReport single{.read1_before = &r1_before, .read1_after = &r1_after, .counts = &c};
+  std::ostringstream single_out;
+  write_fastp_html(single, single_out);
+  CHECK_THAT(single_out.str(), Catch::Contains("<title>fastp report</title>"));
+  CHECK_THAT(single_out.str(), !Catch::Contains("id='insert-size'"));
+}
