@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -365,6 +366,32 @@ void compare_with_fastp(const std::string& in1, const std::string& in2) {
   }
 }
 
+// Reads fastp's buffers and 5-mer counting are tested hardest by: lengths
+// from 1 to past fastp's initial buffer (evaluated length + 1024), N, lower
+// case and other letters, every quality byte, and repeated reads.
+void write_varied_fastq(const fs::path& path, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::ofstream out(path);
+  const std::string letters = "ACGTACGTACGTACGTNacgtnRY";
+  std::string previous_seq, previous_qual;
+  for (int i = 0; i < 3000; ++i) {
+    std::string seq, qual;
+    if (i % 50 == 7) {
+      seq = previous_seq;  // a duplicate
+      qual = previous_qual;
+    } else {
+      const std::size_t length = i == 1234 ? 2600 : 1 + rng() % 300;
+      for (std::size_t j = 0; j < length; ++j) {
+        seq += letters[rng() % letters.size()];
+        qual += static_cast<char>('!' + rng() % 42);
+      }
+    }
+    out << "@r" << i << "\n" << seq << "\n+\n" << qual << "\n";
+    previous_seq = seq;
+    previous_qual = qual;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("JSON report equals fastp's: shovill reads, single end", "[preprocess][report]") {
@@ -516,4 +543,15 @@ TEST_CASE("HTML report: one self-contained page with every section", "[preproces
   write_fastp_html(single, single_out);
   CHECK_THAT(single_out.str(), Catch::Contains("<title>fastp report</title>"));
   CHECK_THAT(single_out.str(), !Catch::Contains("id='insert-size'"));
+}
+
+TEST_CASE("JSON report equals fastp's: varied lengths, N, lower case, repeats; no reads",
+          "[preprocess][report]") {
+  seqfuse::test::TempDir dir;
+  write_varied_fastq(dir.file("varied_1.fq"), 11);
+  write_varied_fastq(dir.file("varied_2.fq"), 12);
+  compare_with_fastp(dir.file("varied_1.fq").string(), "");
+  compare_with_fastp(dir.file("varied_1.fq").string(), dir.file("varied_2.fq").string());
+  std::ofstream(dir.file("empty.fq")).flush();  // no reads: 0 cycles, rates 0
+  compare_with_fastp(dir.file("empty.fq").string(), "");
 }
