@@ -38,8 +38,8 @@ struct ReadChunk {
   [[nodiscard]] std::string_view plus(const FastqRecord& r) const {
     return {text.data() + r.plus, r.plus_length};
   }
-  [[nodiscard]] char* seq(FastqRecord& r) { return text.data() + r.seq; }
-  [[nodiscard]] char* qual(FastqRecord& r) { return text.data() + r.qual; }
+  [[nodiscard]] char* seq_data(FastqRecord& r) { return text.data() + r.seq; }
+  [[nodiscard]] char* qual_data(FastqRecord& r) { return text.data() + r.qual; }
   [[nodiscard]] std::string_view seq(const FastqRecord& r) const {
     return {text.data() + r.seq, r.length};
   }
