@@ -179,12 +179,13 @@ InputGlance glance_at_input(const std::string& path) {
     }
     glance.read_length =
         std::max(glance.read_length, static_cast<int>(chunk.records.back().length));
+    ++glance.records;
     chunk.clear();
   }
   return glance;
 }
 
-std::string detect_adapter(const std::string& path, int trim_tail1) {
+std::optional<std::string> detect_adapter(const std::string& path, int trim_tail1) {
   constexpr std::size_t kReadLimit = 256 * 1024;
   constexpr std::uint64_t kBaseLimit = 151 * kReadLimit;
   FastqRecordReader reader(path);
@@ -196,7 +197,7 @@ std::string detect_adapter(const std::string& path, int trim_tail1) {
     bases += reads.back().size();
     chunk.clear();
   }
-  if (reads.size() < 10000) return {};
+  if (reads.size() < 10000) return std::nullopt;
   const int shift_tail = std::max(1, trim_tail1);
   std::vector<std::uint32_t> counts(kKeys, 0);
   for (const std::string& read : reads)
@@ -241,7 +242,7 @@ std::string detect_adapter(const std::string& path, int trim_tail1) {
     std::string adapter = adapter_with_seed(key, reads, shift_tail);
     if (!adapter.empty()) return adapter;
   }
-  return {};
+  return std::string();
 }
 
 }  // namespace seqfuse::preprocess

@@ -2,6 +2,7 @@
 
 #include <future>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/device_choice.hpp"
@@ -113,13 +114,16 @@ void choose_adapters(const TrimOptions& o, bool evaluate, TrimPlan& plan, Report
   if (a2 == "auto" && !o.detect_adapter_for_pe && a1 != "auto") a2 = a1;
   if (!o.disable_adapter_trimming && evaluate) {
     if (a1 == "auto" && (!paired || o.detect_adapter_for_pe)) {
-      a1 = detect_adapter(o.in1, o.trim_tail1);
-      if (a1.empty()) report.warn("no adapter detected for read 1");
+      // fastp says nothing was found also when it could not look (under 10,000 reads).
+      const std::optional<std::string> found = detect_adapter(o.in1, o.trim_tail1);
+      a1 = found.value_or(std::string());
+      if (found && found->empty()) report.warn("no adapter detected for read 1");
     }
     // An interleaved file has no second file to detect read 2's adapter in.
     if (paired && o.detect_adapter_for_pe && a2 == "auto" && !o.in2.empty()) {
-      a2 = detect_adapter(o.in2, o.trim_tail1);
-      if (a2.empty()) report.warn("no adapter detected for read 2");
+      const std::optional<std::string> found = detect_adapter(o.in2, o.trim_tail1);
+      a2 = found.value_or(std::string());
+      if (found && found->empty()) report.warn("no adapter detected for read 2");
     }
   }
   plan.adapter1 = a1 == "auto" ? std::string() : a1;
@@ -168,6 +172,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   InputGlance glance1, glance2;
   if (evaluate) {
     glance1 = glance_at_input(options.in1);
+    if (glance1.records == 0) throw Error("no FASTQ records in the input, " + options.in1);
     if (!options.in2.empty()) glance2 = glance_at_input(options.in2);
   }
   if (!options.trim_poly_g && !options.disable_trim_poly_g && glance1.two_colour)
