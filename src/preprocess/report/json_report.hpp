@@ -43,7 +43,10 @@ struct FastpReport {
   bool complexity_filter = false;  // -y: writes low_complexity_reads
   // Paired-end only; insert_size_peak(counts->insert_sizes) unless set.
   std::optional<int> insert_size_peak{};
-  // The command line as the user typed it (fastp's "command" key).
+  // The command line as the user typed it (fastp's "command" key). MultiQC
+  // names the sample after the word following "-i" in it (else after the
+  // file name), and finds the report only when its file name ends in
+  // "fastp.json" (fastp's default -j).
   std::string command{};
   // The HTML page's title (fastp's -R, default "fastp report").
   std::string title = "fastp report";

@@ -24,8 +24,11 @@ class ReadStats {
   // cycles); a longer read grows them, and the numbers never depend on it.
   explicit ReadStats(int evaluated_cycles = 0, bool is_read2 = false);
 
-  // One read, quality in phred+33. seq and qual have the same length (fastp
-  // reads qual up to seq's length).
+  // One read, quality in phred+33, qual as long as seq (a base past the end
+  // of qual counts as quality 0). fastp takes the "before" statistics of the
+  // read as read, before any trimming, and the "after" ones of the read as
+  // written, only when it (in paired mode: both mates) passed and was not
+  // dropped by --dedup.
   void add(std::string_view seq, std::string_view qual);
   // Adds another instance's counts (per-thread instances merged at the end).
   void merge(const ReadStats& other);
