@@ -108,7 +108,8 @@ class ReadSource {
 // fastp's adapter choice (main.cpp and Options::validate): given, detected
 // (single-end by default, paired-end with --detect_adapter_for_pe), or none;
 // on stdin there is no detection.
-void choose_adapters(const TrimOptions& o, bool evaluate, TrimPlan& plan, Reporter& report) {
+void choose_adapters(const TrimOptions& o, bool evaluate, TrimPlan& plan, bool& adapter_cutting,
+                     Reporter& report) {
   const bool paired = is_paired(o);
   std::string a1 = o.adapter_sequence, a2 = o.adapter_sequence_r2;
   if (a2 == "auto" && !o.detect_adapter_for_pe && a1 != "auto") a2 = a1;
@@ -126,6 +127,9 @@ void choose_adapters(const TrimOptions& o, bool evaluate, TrimPlan& plan, Report
       if (found && found->empty()) report.warn("no adapter detected for read 2");
     }
   }
+  // fastp's adapterCuttingEnabled() reads the sequence option as it ends
+  // up: "auto" (no detection ran, as on stdin) counts as set.
+  adapter_cutting = !o.disable_adapter_trimming && (paired || !a1.empty());
   plan.adapter1 = a1 == "auto" ? std::string() : a1;
   plan.adapter2 = (paired && a2 != "auto") ? a2 : std::string();
 }
@@ -177,7 +181,8 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   }
   if (!options.trim_poly_g && !options.disable_trim_poly_g && glance1.two_colour)
     plan.settings.poly_g = true;
-  choose_adapters(options, evaluate, plan, report);
+  bool adapter_cutting = false;
+  choose_adapters(options, evaluate, plan, adapter_cutting, report);
   trace("fastq-trim: evaluation done");
 
   std::unique_ptr<Duplication> duplication;
@@ -262,7 +267,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   }
   fastp.counts = &total.counts;
   if (duplication) fastp.duplication_rate = duplication->rate();
-  fastp.adapter_cutting = !options.disable_adapter_trimming && (paired || !plan.adapter1.empty());
+  fastp.adapter_cutting = adapter_cutting;
   if (!plan.adapter1.empty()) fastp.adapter1 = plan.adapter1;
   if (!plan.adapter2.empty()) fastp.adapter2 = plan.adapter2;
   fastp.polyx_trimming = plan.settings.poly_x;
