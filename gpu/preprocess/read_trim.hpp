@@ -152,12 +152,24 @@ SF_HOST_DEVICE int poly_g_trimmed_length(const char* seq, int length, int min_le
   return length;
 }
 
-// The bases fastp names its poly-X classes by, in its order.
-inline constexpr char kPolyXBases[4] = {'A', 'T', 'C', 'G'};
+// The bases fastp names its poly-X classes by, in its order: A T C G (a
+// function, not an array: device code cannot index a host constant).
+SF_HOST_DEVICE char poly_x_base(int index) {
+  switch (index) {
+    case 0:
+      return 'A';
+    case 1:
+      return 'T';
+    case 2:
+      return 'C';
+    default:
+      return 'G';
+  }
+}
 
 struct PolyXCut {
   int length = 0;   // new length
-  int base = -1;    // index in kPolyXBases, -1 when nothing was found
+  int base = -1;    // poly_x_base's index, -1 when nothing was found
   int trimmed = 0;  // bases fastp counts as trimmed (may be 0 when found)
 };
 
@@ -209,7 +221,7 @@ SF_HOST_DEVICE PolyXCut poly_x_cut(const char* seq, int length, int min_length) 
       poly = b;
     }
   }
-  const char base = kPolyXBases[poly];
+  const char base = poly_x_base(poly);
   // Back off to the last base of the run. fastp reads one byte before the
   // read when the whole read matched; that byte is never a base here.
   while (pos >= 0 && (length - pos - 1 < 0 || seq[length - pos - 1] != base)) --pos;
