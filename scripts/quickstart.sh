@@ -12,3 +12,6 @@ echo "+ build/bin/seqfuse align-sw data/proteins.fa --top 2 --traceback"
 build/bin/seqfuse align-sw data/proteins.fa --top 2 --traceback
 echo "+ build/bin/seqfuse bwt data/lambda_virus.fa.gz -p build/lambda"
 build/bin/seqfuse bwt data/lambda_virus.fa.gz -p build/lambda
+echo "+ build/bin/seqfuse fastq-trim -i data/adapter_reads_1.fq.gz -I data/adapter_reads_2.fq.gz -o build/trimmed_1.fq.gz -O build/trimmed_2.fq.gz -j build/fastp.json -h build/fastp.html"
+build/bin/seqfuse fastq-trim -i data/adapter_reads_1.fq.gz -I data/adapter_reads_2.fq.gz \
+  -o build/trimmed_1.fq.gz -O build/trimmed_2.fq.gz -j build/fastp.json -h build/fastp.html
