@@ -240,6 +240,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
       throw;
     }
     filled = next.get();
+    report.progress(std::to_string(source.records()) + (paired ? " pairs" : " reads") + " read");
   }
   trace("fastq-trim: reads trimmed and written");
 
@@ -294,9 +295,12 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   summary.poly_g = plan.settings.poly_g;
   summary.engine = engine->name();
   const double seconds = clock.seconds();
-  report.summary(std::to_string(summary.reads_in) + " reads (" +
+  // Pairs are counted as pairs on the line (the totals count reads).
+  const std::uint64_t divisor = paired ? 2 : 1;
+  const char* unit = paired ? " read pairs (" : " reads (";
+  report.summary(std::to_string(summary.reads_in / divisor) + unit +
                      si_quantity(static_cast<double>(summary.bases_in), "bp") + ") in, " +
-                     std::to_string(summary.reads_out) + " passed (" +
+                     std::to_string(summary.reads_out / divisor) + " passed (" +
                      si_quantity(static_cast<double>(summary.bases_out), "bp") + "), on " +
                      summary.engine,
                  seconds, rate(static_cast<double>(summary.reads_in), seconds, "reads"));
