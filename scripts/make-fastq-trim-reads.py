@@ -5,9 +5,11 @@ adapters, poly-G after the adapter as two-colour instruments give it, N runs,
 poly-A tails, low-quality tails and whole low-quality reads, varied lengths.
 Fixed seed: the same files on every machine.
 
-Usage: make-fastq-trim-reads.py OUT_PREFIX PAIRS [SEED] [--nextseq]
+Usage: make-fastq-trim-reads.py OUT_PREFIX PAIRS [SEED] [--nextseq|--edge]
 Writes OUT_PREFIX_1.fq and OUT_PREFIX_2.fq; --nextseq names the reads as a
-NextSeq does ("@NB...", so fastp turns poly-G trimming on).
+NextSeq does ("@NB...", so fastp turns poly-G trimming on); --edge writes
+edge reads instead: lengths 0 to 151 around the windows and adapter
+offsets, all N, all G, all A, adapter repeats, random qualities.
 """
 import random
 import sys
@@ -44,11 +46,34 @@ def read(rng, fragment, adapter, length, two_colour):
     return "".join(seq)
 
 
+def edge_reads(prefix, pairs, rng):
+    with open(prefix + "_1.fq", "w") as f1, open(prefix + "_2.fq", "w") as f2:
+        for n in range(pairs):
+            for f in (f1, f2):
+                length = rng.choice([0, 1, 2, 3, 4, 5, 8, 10, 15, 16, 31, 32, 33, 50, 151])
+                kind = rng.randint(0, 5)
+                if kind == 0:
+                    seq = "N" * length
+                elif kind == 1:
+                    seq = "G" * length
+                elif kind == 2:
+                    seq = "A" * length
+                elif kind == 3:
+                    seq = (ADAPTER1 * 3)[:length]
+                else:
+                    seq = "".join(rng.choice("ACGTN") for _ in range(length))
+                qual = "".join(chr(33 + rng.randint(0, 41)) for _ in range(length))
+                f.write("@e%d\n%s\n+\n%s\n" % (n, seq, qual))
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     nextseq = "--nextseq" in sys.argv
     prefix, pairs = args[0], int(args[1])
     rng = random.Random(int(args[2]) if len(args) > 2 else 7)
+    if "--edge" in sys.argv:
+        edge_reads(prefix, pairs, rng)
+        return
     genome = "".join(rng.choice("ACGT") for _ in range(50000))
     with open(prefix + "_1.fq", "w") as f1, open(prefix + "_2.fq", "w") as f2:
         for n in range(pairs):

@@ -11,6 +11,7 @@
 #     each): adapters read through short inserts (detected by both tools),
 #     NextSeq names (poly-G trimming on by itself) with poly-G tails, N runs,
 #     poly-A tails, low-quality tails and reads, lengths 1 to 150;
+#   - edge reads (lengths 0 to 151, all N, all G, all A, adapter repeats);
 #   - fastp's defaults single- and paired-end, and the options: -A, -a,
 #     --adapter_fasta, --detect_adapter_for_pe, -f/-t/-F/-T, -b/-B, -5/-3/-r
 #     with windows and mean qualities, -g/-G/-x, -y/-Y, -e, -l, --length_limit,
@@ -36,10 +37,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$maker" "$work/sim" 12000 7
 python3 "$maker" "$work/ns" 12000 11 --nextseq
+python3 "$maker" "$work/edge" 400 3 --edge
 gzip -dc "$sv/R1.fq.gz" | awk 'NR <= 80000' | gzip -1 >"$work/sv_1.fq.gz"
 gzip -dc "$sv/R2.fq.gz" | awk 'NR <= 80000' | gzip -1 >"$work/sv_2.fq.gz"
 sim="$work/sim_1.fq $work/sim_2.fq"
 ns="$work/ns_1.fq $work/ns_2.fq"
+edge="$work/edge_1.fq $work/edge_2.fq"
 
 cases=0 files=0
 # same NAME MODE INPUTS... -- OPTIONS...: MODE is se (one input), pe (two),
@@ -125,6 +128,13 @@ same sim_pe_c pe $sim -- -c --overlap_len_require 20 --overlap_diff_limit 3 --ov
 same sim_se_failed se "$work/sim_1.fq" -- --failed_out @D@/failed.fq -5 -e 30 --dont_eval_duplication
 same sim_pe_unpaired pe $sim -- --unpaired1 @D@/u1.fq --unpaired2 @D@/u2.fq --failed_out @D@/failed.fq -e 28 -l 50 --dont_eval_duplication
 same sim_pe_unpaired1 pe $sim -- --unpaired1 @D@/u1.fq --failed_out @D@/failed.fq -e 28 -t 60 --dont_eval_duplication
+# Edge reads: lengths 0 to 151, all N, all G, all A, adapter repeats.
+same edge_se se "$work/edge_1.fq" -- --dont_eval_duplication
+same edge_pe_tails pe $edge -- -x -g --poly_x_min_len 1 --poly_g_min_len 1 -y -Y 0 --dont_eval_duplication
+same edge_se_cut se "$work/edge_1.fq" -- -5 -3 -W 1 -f 2 -t 1 --dont_eval_duplication
+same edge_pe_cutr pe $edge -- -r -W 3 -c -l 0 -a AGATCGGAAGAGCACACG --overlap_len_require 0 --dont_eval_duplication
+same edge_se_unfiltered se "$work/edge_1.fq" -- -L -Q -x -a AGATCGGAAGAG --adapter_fasta "$sv/trimmomatic.fa" --failed_out @D@/failed.fq --dont_eval_duplication
+same edge_pe_failed pe $edge -- -L -x --failed_out @D@/failed.fq --unpaired1 @D@/u1.fq -b 10 -B 12 --dont_eval_duplication
 # Streams.
 same sim_pe_stdout pe-stdout $sim -- --dont_eval_duplication
 same sim_se_stdin se-stdin "$work/sim_1.fq" -- -x --dont_eval_duplication
