@@ -40,6 +40,7 @@ Subcommand add_fastq_trim(CLI::App& parent) {
       "working directory unless -j/-h name other files (-j '' -h '' write none).\n"
       "Here -q is --qualified_quality_phred and -h is --html, as in fastp: use --help and "
       "--quiet.\n"
+      "Trimming runs on the CPU; --device gpu is refused (the GPU engine is not built yet).\n"
       "Examples:\n"
       "  seqfuse fastq-trim -i in.fq.gz -o out.fq.gz\n"
       "  seqfuse fastq-trim -i R1.fq.gz -I R2.fq.gz -o o1.fq.gz -O o2.fq.gz -w 4\n"

@@ -49,7 +49,11 @@ struct WorkRead {
   int begin = 0, length = 0, front_trimmed = 0;
 
   WorkRead(ReadChunk& c, FastqRecord& r)
-      : chunk(&c), record(&r), seq(c.seq_data(r)), qual(c.qual_data(r)), length(static_cast<int>(r.length)) {}
+      : chunk(&c),
+        record(&r),
+        seq(c.seq_data(r)),
+        qual(c.qual_data(r)),
+        length(static_cast<int>(r.length)) {}
   [[nodiscard]] char* s() const { return seq + begin; }
   [[nodiscard]] char* q() const { return qual + begin; }
   [[nodiscard]] std::string_view seq_view() const {
