@@ -24,6 +24,8 @@ namespace {
 // depend on it.
 constexpr std::size_t kChunkRecords = 1000;
 constexpr std::size_t kChunksPerThread = 4;
+// Long reads end a chunk early: its offsets are 32-bit.
+constexpr std::size_t kChunkBytes = std::size_t{256} << 20;
 
 enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kStreams };
 
@@ -70,7 +72,9 @@ class ReadSource {
     slot.reads.clear();
     slot.mates.clear();
     slot.reads.first_record = slot.mates.first_record = records_;
-    while (slot.reads.size() < kChunkRecords && next(slot)) ++records_;
+    while (slot.reads.size() < kChunkRecords && slot.reads.text.size() < kChunkBytes &&
+           slot.mates.text.size() < kChunkBytes && next(slot))
+      ++records_;
     return slot.reads.size() > 0;
   }
 
