@@ -12,8 +12,6 @@
 namespace seqfuse::bwt {
 namespace {
 
-constexpr std::uint64_t kNotFound = ~std::uint64_t{0};
-
 // Where the 16-character word holding BWT character j sits in the final
 // layout: each interval is its occurrence block, then 8 words of characters.
 constexpr std::uint64_t word_of(std::uint64_t j) {
@@ -63,17 +61,6 @@ void check_stream(const std::ostream& out, const char* what) {
   if (!out) throw Error(std::string("writing the ") + what + " failed");
 }
 
-// The row of the suffix that is the whole text: bwa's primary.
-std::uint64_t find_primary(std::span<const std::uint64_t> sa, unsigned threads) {
-  std::atomic<std::uint64_t> found{kNotFound};
-  parallel_chunks(sa.size(), std::size_t{1} << 20, threads,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    for (std::size_t row = begin; row < end; ++row)
-                      if (sa[row] == 0) found.store(row, std::memory_order_relaxed);
-                  });
-  return found.load();
-}
-
 }  // namespace
 
 std::uint64_t bwa_bwt_words(std::uint64_t seq_len) {
@@ -81,20 +68,20 @@ std::uint64_t bwa_bwt_words(std::uint64_t seq_len) {
   return (seq_len + 15) / 16 + occ_blocks * kWordsPerOccBlock;
 }
 
-BwaIndex build_bwa_index(std::span<const std::uint8_t> text, std::span<const std::uint64_t> sa,
-                         std::uint32_t sa_interval, unsigned threads) {
-  const std::uint64_t n = text.size();
-  if (sa.size() != n + 1 || sa[0] != n)
-    throw Error("suffix array of " + std::to_string(sa.size()) +
-                " entries does not fit a text of " + std::to_string(n) + " bases");
-  if (sa_interval == 0 || !std::has_single_bit(sa_interval))
-    throw Error("SA sample interval " + std::to_string(sa_interval) + " is not a power of 2");
+BwaIndex build_bwa_index(const SortedSuffixes& sorted, unsigned threads) {
+  const std::uint64_t rows = sorted.bwt.size();
+  if (rows == 0 || sorted.primary >= rows || sorted.bwt[sorted.primary] != kSentinelCode)
+    throw Error("sorted suffixes without a row for the whole text");
+  const std::uint64_t n = rows - 1;
+  const std::uint32_t sa_interval = sorted.interval;
+  if (sa_interval == 0 || !std::has_single_bit(sa_interval) ||
+      sorted.samples.size() != n / sa_interval + 1)
+    throw Error("suffix-array samples do not fit the interval " + std::to_string(sa_interval));
 
   BwaIndex index;
   index.seq_len = n;
   index.sa_interval = sa_interval;
-  index.primary = find_primary(sa, threads);
-  if (index.primary == kNotFound) throw Error("suffix array has no entry for the whole text");
+  index.primary = sorted.primary;
 
   // Each 128-character interval is filled by one worker; it leaves its own
   // character counts in the next interval's block (written by no one else),
@@ -113,10 +100,8 @@ BwaIndex build_bwa_index(std::span<const std::uint8_t> text, std::span<const std
       const std::uint64_t last = std::min(n, (b + 1) * kOccInterval);
       for (std::uint64_t j = b * kOccInterval; j < last; ++j) {
         // BWT position j is row j, or row j + 1 past the '$' row bwa drops.
-        const std::uint64_t suffix = sa[j + (j >= primary)];
-        if (suffix == 0 || suffix > n) throw Error("suffix array holds an invalid entry");
-        const std::uint8_t c = text[suffix - 1];
-        if (c > 3) throw Error("text holds a code other than A, C, G, T");
+        const std::uint8_t c = sorted.bwt[j + (j >= primary)];
+        if (c > 3) throw Error("the BWT holds a second '$' or a code other than A, C, G, T");
         ++counts[c];
         word |= static_cast<std::uint32_t>(c) << shift_of(j);
         if ((j & 15) == 15 || j + 1 == last) {
@@ -138,14 +123,14 @@ BwaIndex build_bwa_index(std::span<const std::uint8_t> text, std::span<const std
   for (int c = 0; c < 4; ++c) index.counts_before[c] = cumulative += running[c];
 
   // bwt_cal_sa keeps rows 0, intv, 2*intv, ... <= n and dumps all but row 0.
-  const std::uint64_t samples = n / sa_interval;
-  index.sa_samples.resize(samples);
-  parallel_chunks(samples, std::size_t{1} << 18, threads,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    for (std::size_t k = begin; k < end; ++k)
-                      index.sa_samples[k] = sa[(k + 1) * sa_interval];
-                  });
+  index.sa_samples.assign(sorted.samples.begin() + 1, sorted.samples.end());
   return index;
+}
+
+BwaIndex build_bwa_index(std::span<const std::uint8_t> text, std::span<const std::uint64_t> sa,
+                         std::uint32_t sa_interval, unsigned threads) {
+  return build_bwa_index(
+      sorted_from_suffix_array(text, {sa.begin(), sa.end()}, sa_interval, threads), threads);
 }
 
 void write_bwa_bwt(const BwaIndex& index, std::ostream& out) {

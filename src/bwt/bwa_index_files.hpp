@@ -1,5 +1,5 @@
-// bwa 0.7.17's PREFIX.bwt and PREFIX.sa, built in memory from a text and its
-// suffix array and written byte for byte as `bwa index` writes them.
+// bwa 0.7.17's PREFIX.bwt and PREFIX.sa, built in memory from an engine's
+// sorted suffixes and written byte for byte as `bwa index` writes them.
 //
 // What bwa stores (bwtindex.c, bwt.c, is.c):
 //  - primary: the row whose suffix is the whole text (SA value 0), i.e. the
@@ -27,6 +27,8 @@
 #include <span>
 #include <vector>
 
+#include "bwt/sorted_suffixes.hpp"
+
 namespace seqfuse::bwt {
 
 // bwa's OCC_INTERVAL and the words one interval takes in the final .bwt.
@@ -48,10 +50,14 @@ struct BwaIndex {
 // bwt_size after bwt_bwtupdate_core).
 [[nodiscard]] std::uint64_t bwa_bwt_words(std::uint64_t seq_len);
 
-// Builds the index of `text` from its suffix array (suffix_array_cpu's
-// convention: text.size() + 1 entries, sa[0] = text.size()). sa_interval
-// must be a power of two (bwa asserts the same). Throws seqfuse::Error on a
-// suffix array of the wrong size or with values out of range, or a code > 3.
+// Builds the index from an engine's sorted suffixes (the occurrence blocks
+// filled on `threads` threads); the samples' interval is bwa's, a power of
+// two. Throws seqfuse::Error on rows without exactly one '$' or samples
+// that do not fit.
+[[nodiscard]] BwaIndex build_bwa_index(const SortedSuffixes& sorted, unsigned threads = 1);
+
+// The same from a text and its full suffix array (suffix_array_cpu's
+// convention: text.size() + 1 entries, sa[0] = text.size()), for tests.
 [[nodiscard]] BwaIndex build_bwa_index(std::span<const std::uint8_t> text,
                                        std::span<const std::uint64_t> sa, std::uint32_t sa_interval,
                                        unsigned threads = 1);

@@ -1,6 +1,5 @@
 #include "bwt/bwt_run.hpp"
 
-#include <algorithm>
 #include <future>
 #include <memory>
 #include <optional>
@@ -25,15 +24,22 @@ std::vector<std::string> file_suffixes(IndexFormat format) {
   return {".bwt.txt", ".sa", ".raw.json"};
 }
 
+// The suffix-array sampling the files need: bwa's interval, or every row.
+std::uint32_t sample_interval(IndexFormat format, const BwtOptions& options) {
+  return format == IndexFormat::bwa ? options.sa_interval : 1;
+}
+
 // Host memory the run holds at its peak: the packed reference, the text,
-// the engine's arrays and, for bwa's files, the packed BWT with its
-// occurrence blocks and the sampled suffix array.
+// the engine's arrays and rows and, for bwa's files, the packed BWT with its
+// occurrence blocks and a copy of the samples.
 std::uint64_t peak_host_bytes(const BwtEngine& engine, IndexFormat format,
                               const BwtOptions& options, std::uint64_t reference_bases,
                               std::uint64_t text_length) {
-  std::uint64_t bytes = reference_bases + text_length + engine.host_bytes(text_length);
+  const std::uint32_t interval = sample_interval(format, options);
+  std::uint64_t bytes =
+      reference_bases + text_length + engine.host_bytes(text_length, interval);
   if (format == IndexFormat::bwa)
-    bytes += text_length / 4 + text_length / 128 * 32 + 8 * (text_length / options.sa_interval + 1);
+    bytes += text_length / 4 + text_length / 128 * 32 + 8 * (text_length / interval + 1);
   return bytes;
 }
 
@@ -91,13 +97,13 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   if (need > budget)
     throw Error(options.reference + ": indexing " + std::to_string(text.size()) +
                 " bases needs about " + memory_size(need) + " of host memory; -m allows " +
-                memory_size(budget) + " (building in buckets is not implemented yet)");
+                memory_size(budget));
 
-  std::vector<std::uint64_t> sa = engine->suffix_array(text);
+  SortedSuffixes sorted = engine->sort(text, sample_interval(format, options), options.threads);
   trace("bwt: suffixes sorted");
   if (format == IndexFormat::bwa) {
-    const BwaIndex index = build_bwa_index(text, sa, options.sa_interval);
-    std::vector<std::uint64_t>().swap(sa);  // the sampled entries are in the index
+    const BwaIndex index = build_bwa_index(sorted, options.threads);
+    sorted = SortedSuffixes();  // the index holds what the files need
     OutputFileStream bwt(*files[0]), sa_file(*files[1]), pac(*files[2]), ann(*files[3]),
         amb(*files[4]);
     write_bwa_bwt(index, bwt);
@@ -106,12 +112,10 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
     write_ann(reference, ann);
     write_amb(reference, amb);
   } else {
-    const auto primary =
-        static_cast<std::uint64_t>(std::find(sa.begin(), sa.end(), 0) - sa.begin());
     OutputFileStream bwt(*files[0]), sa_file(*files[1]), json(*files[2]);
-    write_raw_bwt_text(text, sa, bwt);
-    write_raw_sa(sa, sa_file);
-    write_raw_json(primary, sa.size(), json);
+    write_raw_bwt_text(sorted.bwt, bwt);
+    write_raw_sa(sorted.samples, sa_file);
+    write_raw_json(sorted.primary, sorted.bwt.size(), json);
   }
   trace("bwt: index written");
   // Committed together, after every byte is written: a failure before this

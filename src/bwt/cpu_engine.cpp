@@ -1,4 +1,7 @@
-// The CPU engine behind BwtEngine: libdivsufsort's 64-bit suffix sort.
+// The CPU engine behind BwtEngine: libdivsufsort's 64-bit suffix sort, then
+// the rows from the full array on threads.
+#include <utility>
+
 #include "bwt/engine.hpp"
 #include "bwt/suffix_array.hpp"
 
@@ -9,14 +12,18 @@ class CpuBwtEngine final : public BwtEngine {
  public:
   [[nodiscard]] std::string name() const override { return "cpu"; }
 
-  // The suffix array, 8 bytes a suffix: libdivsufsort sorts in place in it.
-  [[nodiscard]] std::uint64_t host_bytes(std::uint64_t length) const override {
-    return 8 * (length + 1);
+  // The suffix array (8 bytes a suffix: libdivsufsort sorts in place in it)
+  // and the BWT codes built from it (1 byte); the samples are the array
+  // itself at interval 1, else a copy of every interval-th entry.
+  [[nodiscard]] std::uint64_t host_bytes(std::uint64_t length,
+                                         std::uint32_t interval) const override {
+    const std::uint64_t rows = length + 1;
+    return 9 * rows + (interval > 1 ? 8 * (rows / interval + 1) : 0);
   }
 
-  [[nodiscard]] std::vector<std::uint64_t> suffix_array(
-      std::span<const std::uint8_t> text) override {
-    return suffix_array_cpu(text);
+  [[nodiscard]] SortedSuffixes sort(std::span<const std::uint8_t> text, std::uint32_t interval,
+                                    unsigned threads) override {
+    return sorted_from_suffix_array(text, suffix_array_cpu(text), interval, threads);
   }
 };
 

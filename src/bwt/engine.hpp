@@ -1,8 +1,9 @@
 // The boundary between a bwt run and the engines that sort suffixes. The
 // run packs the reference and writes the files (bwt_run.cpp); an engine
-// turns a text of 2-bit codes into its suffix array. The CPU engine is
-// libdivsufsort's; the GPU engine's is prefix doubling over device radix
-// sorts (gpu/bwt/suffix_sort.cu). Both give the same array.
+// turns a text of 2-bit codes into its sorted suffixes: the BWT and the
+// sampled suffix array (sorted_suffixes.hpp). The CPU engine sorts with
+// libdivsufsort; the GPU engine on the device (gpu/bwt), in one pass or in
+// buckets. Both give the same rows.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "bwt/sorted_suffixes.hpp"
 
 namespace seqfuse::bwt {
 
@@ -21,17 +24,20 @@ class BwtEngine {
   [[nodiscard]] virtual std::string name() const = 0;
 
   // Bytes of host memory the engine needs beside the text to sort a text of
-  // `length` codes: the run checks it against -m before any work.
-  [[nodiscard]] virtual std::uint64_t host_bytes(std::uint64_t length) const = 0;
+  // `length` codes, its result included: the run checks it against -m
+  // before any work.
+  [[nodiscard]] virtual std::uint64_t host_bytes(std::uint64_t length,
+                                                 std::uint32_t interval) const = 0;
 
   // Why this engine cannot sort a text of `length` codes (too large for its
   // device, say); empty when it can.
   [[nodiscard]] virtual std::string cannot_sort(std::uint64_t /*length*/) const { return {}; }
 
-  // The suffix array of text$ ('$' implicit and smallest): text.size() + 1
-  // entries, the first text.size() (the '$' suffix). Codes are 0..3.
-  [[nodiscard]] virtual std::vector<std::uint64_t> suffix_array(
-      std::span<const std::uint8_t> text) = 0;
+  // The sorted suffixes of text$ ('$' implicit and smallest, row 0 the '$'
+  // suffix), the suffix array sampled every `interval` rows (a power of
+  // two). Codes are 0..3; host work runs on `threads` threads.
+  [[nodiscard]] virtual SortedSuffixes sort(std::span<const std::uint8_t> text,
+                                            std::uint32_t interval, unsigned threads) = 0;
 };
 
 [[nodiscard]] std::unique_ptr<BwtEngine> make_cpu_bwt_engine();

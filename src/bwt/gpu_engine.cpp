@@ -1,9 +1,12 @@
-// The GPU engine behind BwtEngine: the suffix array sorted on the device by
-// prefix doubling (gpu/bwt/suffix_sort.cu), copied back for the writers.
+// The GPU engine behind BwtEngine: suffixes sorted on the device
+// (gpu/bwt: one pass of prefix doubling when the text fits, buckets
+// otherwise), and only the rows (BWT codes, SA samples) copied back.
 // Compiled only in builds with a GPU backend (gpu_absent.cpp otherwise).
+#include <cstdlib>
 #include <string>
 
 #include "bwt/engine.hpp"
+#include "core/error.hpp"
 #include "core/gpu_status.hpp"
 #include "core/host_memory.hpp"
 #include "gpu/bwt/suffix_sort.hpp"
@@ -12,33 +15,56 @@
 namespace seqfuse::bwt {
 namespace {
 
+static_assert(gpu::bwt::kSentinelCode == kSentinelCode, "the device writes the host's '$' code");
+
+// SEQFUSE_BWT_BUCKET_SUFFIXES=N forces the bucketed sort with buckets of at
+// most N suffixes (to compare it with the one-pass sort on small texts).
+std::uint64_t forced_bucket_suffixes() {
+  const char* value = std::getenv("SEQFUSE_BWT_BUCKET_SUFFIXES");
+  if (value == nullptr || *value == '\0') return 0;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(value, &end, 10);
+  if (*end != '\0' || n == 0)
+    throw UsageError("SEQFUSE_BWT_BUCKET_SUFFIXES must be a positive integer, not '" +
+                     std::string(value) + "'");
+  return n;
+}
+
 class GpuBwtEngine final : public BwtEngine {
  public:
   explicit GpuBwtEngine(int index) : index_(index) {}
 
   [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(index_); }
 
-  // The suffix array comes back to the host: 8 bytes a suffix.
-  [[nodiscard]] std::uint64_t host_bytes(std::uint64_t length) const override {
-    return 8 * (length + 1);
+  // Only the rows come back: 1 byte a row and 8 a sample.
+  [[nodiscard]] std::uint64_t host_bytes(std::uint64_t length,
+                                         std::uint32_t interval) const override {
+    const std::uint64_t rows = length + 1;
+    return rows + 8 * (rows / interval + 1);
   }
 
+  // The text must stay on the device beside at least one small bucket.
   [[nodiscard]] std::string cannot_sort(std::uint64_t length) const override {
-    if (length + 1 >= (std::uint64_t{1} << 32))
-      return "the GPU engine sorts fewer than 2^32 suffixes (buckets are not built yet)";
-    const std::uint64_t need = gpu::bwt::suffix_array_device_bytes(length);
+    const std::uint64_t need = gpu::bwt::bucketed_min_device_bytes(length);
     const std::uint64_t free = gpu::free_device_memory();
     if (need > free)
-      return "the GPU engine needs " + memory_size(need) + " of device memory for " +
-             std::to_string(length + 1) + " suffixes; " + memory_size(free) + " are free";
+      return "the GPU engine needs at least " + memory_size(need) + " of device memory for " +
+             std::to_string(length) + " bases; " + memory_size(free) + " are free";
     return {};
   }
 
-  [[nodiscard]] std::vector<std::uint64_t> suffix_array(
-      std::span<const std::uint8_t> text) override {
-    std::vector<std::uint64_t> sa(text.size() + 1);
-    require_gpu_success(gpu::bwt::suffix_array(text, sa), "GPU suffix sort");
-    return sa;
+  [[nodiscard]] SortedSuffixes sort(std::span<const std::uint8_t> text, std::uint32_t interval,
+                                    unsigned /*threads*/) override {
+    SortedSuffixes sorted;
+    sorted.interval = interval;
+    sorted.bwt.resize(text.size() + 1);
+    sorted.samples.resize(text.size() / interval + 1);
+    const gpu::bwt::SortOutput out{sorted.bwt, sorted.samples, interval};
+    gpu::bwt::SortPlan plan;
+    plan.bucket_suffixes = forced_bucket_suffixes();
+    require_gpu_success(gpu::bwt::sort_suffixes(text, out, plan), "GPU suffix sort");
+    sorted.primary = sentinel_row(sorted.bwt);
+    return sorted;
   }
 
  private:

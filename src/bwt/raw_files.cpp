@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bwt/sorted_suffixes.hpp"
 #include "core/error.hpp"
 
 namespace seqfuse::bwt {
@@ -21,25 +22,14 @@ void check_stream(const std::ostream& out, const char* what) {
 
 }  // namespace
 
-std::uint64_t primary_row(std::span<const std::uint64_t> sa) {
-  const auto zero = std::find(sa.begin(), sa.end(), std::uint64_t{0});
-  if (zero == sa.end()) throw Error("suffix array has no entry for the whole text");
-  return static_cast<std::uint64_t>(zero - sa.begin());
-}
-
-void write_raw_bwt_text(std::span<const std::uint8_t> text, std::span<const std::uint64_t> sa,
-                        std::ostream& out) {
-  static constexpr char kLetters[4] = {'A', 'C', 'G', 'T'};
-  const std::uint64_t n = text.size();
-  if (sa.size() != n + 1)
-    throw Error("suffix array of " + std::to_string(sa.size()) +
-                " entries does not fit a text of " + std::to_string(n) + " bases");
+void write_raw_bwt_text(std::span<const std::uint8_t> bwt, std::ostream& out) {
+  static constexpr char kLetters[5] = {'A', 'C', 'G', 'T', '$'};
   std::string buffer;
   buffer.reserve(kChunk);
-  for (std::size_t row = 0; row < sa.size(); ++row) {
-    const std::uint64_t suffix = sa[row];
-    if (suffix > n) throw Error("suffix array holds an invalid entry");
-    buffer.push_back(suffix == 0 ? '$' : kLetters[text[suffix - 1] & 3]);
+  for (std::size_t row = 0; row < bwt.size(); ++row) {
+    const std::uint8_t code = bwt[row];
+    if (code > kSentinelCode) throw Error("the BWT holds an invalid code");
+    buffer.push_back(kLetters[code]);
     if (buffer.size() == kChunk) {
       out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       buffer.clear();

@@ -9,15 +9,9 @@
 
 namespace seqfuse::bwt {
 
-// The row whose suffix is the whole text (its BWT character is '$').
-// Throws seqfuse::Error if no entry of `sa` is 0.
-[[nodiscard]] std::uint64_t primary_row(std::span<const std::uint64_t> sa);
-
-// PREFIX.bwt.txt: sa.size() characters, row i's being the letter before
-// suffix sa[i] (A, C, G, T for codes 0..3) or '$' for the whole-text row;
-// no newline. `sa` as suffix_array_cpu returns it.
-void write_raw_bwt_text(std::span<const std::uint8_t> text, std::span<const std::uint64_t> sa,
-                        std::ostream& out);
+// PREFIX.bwt.txt: one character a row, A, C, G, T for codes 0..3 and '$'
+// for kSentinelCode (SortedSuffixes::bwt); no newline.
+void write_raw_bwt_text(std::span<const std::uint8_t> bwt, std::ostream& out);
 
 // PREFIX.sa (raw): every entry as 8 little-endian bytes, sa[0] = n included.
 void write_raw_sa(std::span<const std::uint64_t> sa, std::ostream& out);

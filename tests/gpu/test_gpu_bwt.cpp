@@ -1,7 +1,9 @@
-// The device suffix sort (gpu/bwt/suffix_sort.cu) against bwt::suffix_array_cpu
-// (libdivsufsort) on fresh texts each run: edge lengths, one letter repeated
-// (many doubling rounds), periodic texts, a long repeat and a random
-// 10 M-code text; sa is poisoned before each call. Then the refusals.
+// The device suffix sort (gpu/bwt) against bwt::suffix_array_cpu
+// (libdivsufsort) on fresh texts each run, in both of its paths: the
+// one-pass prefix doubling and the bucketed deepening sort (forced with
+// small buckets). Edge lengths, one letter repeated, periodic texts, a long
+// repeat and a random 10 M-code text; every output is poisoned before each
+// call. Then the refusals.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -10,8 +12,10 @@
 #include <vector>
 
 #include "../unit/test_bwt_support.hpp"
+#include "bwt/sorted_suffixes.hpp"
 #include "bwt/suffix_array.hpp"
 #include "gpu/bwt/suffix_sort.hpp"
+#include "gpu/error.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
 
@@ -20,68 +24,101 @@ using namespace seqfuse::bwt::test;  // Text, random_text, periodic_text
 
 namespace {
 
+constexpr std::uint8_t kPoisonCode = 0xAB;
 constexpr std::uint64_t kPoison = 0xABABABABABABABABull;
 
-std::vector<std::uint64_t> poisoned(std::size_t entries) {
-  std::vector<std::uint64_t> sa(entries);
-  std::memset(sa.data(), 0xAB, sa.size() * sizeof(std::uint64_t));
-  return sa;
+struct DeviceRows {
+  std::vector<std::uint8_t> bwt;
+  std::vector<std::uint64_t> samples;
+};
+
+DeviceRows poisoned(std::size_t n, std::uint32_t interval) {
+  DeviceRows rows{std::vector<std::uint8_t>(n + 1, kPoisonCode),
+                  std::vector<std::uint64_t>(n / interval + 1, kPoison)};
+  return rows;
 }
 
-void check(const Text& text) {
-  INFO("length " << text.size());
-  auto sa = poisoned(text.size() + 1);
-  REQUIRE(gpu::bwt::suffix_array(text, sa) == gpu::Status::kSuccess);
-  const auto expected = seqfuse::bwt::suffix_array_cpu(text);
-  REQUIRE(sa.size() == expected.size());
-  const auto first_bad = std::mismatch(sa.begin(), sa.end(), expected.begin());
-  INFO("first difference at row " << (first_bad.first - sa.begin()));
-  CHECK(sa == expected);
+// bucket_suffixes 0: the one-pass sort (the texts here fit the device).
+void check(const Text& text, std::uint32_t interval, std::uint64_t bucket_suffixes = 0) {
+  INFO("length " << text.size() << ", interval " << interval << ", buckets of "
+                 << bucket_suffixes);
+  DeviceRows rows = poisoned(text.size(), interval);
+  gpu::bwt::SortPlan plan;
+  plan.bucket_suffixes = bucket_suffixes;
+  REQUIRE(gpu::bwt::sort_suffixes(text, {rows.bwt, rows.samples, interval}, plan) ==
+          gpu::Status::kSuccess);
+  const auto expected = seqfuse::bwt::sorted_from_suffix_array(
+      text, seqfuse::bwt::suffix_array_cpu(text), interval);
+  const auto bad_row = std::mismatch(rows.bwt.begin(), rows.bwt.end(), expected.bwt.begin());
+  INFO("first BWT difference at row " << (bad_row.first - rows.bwt.begin()));
+  CHECK(rows.bwt == expected.bwt);
+  const auto bad_sample =
+      std::mismatch(rows.samples.begin(), rows.samples.end(), expected.samples.begin());
+  INFO("first sample difference at " << (bad_sample.first - rows.samples.begin()));
+  CHECK(rows.samples == expected.samples);
+}
+
+// Both paths, at the raw format's interval and bwa's.
+void check_both(const Text& text, std::uint64_t bucket_suffixes) {
+  for (std::uint32_t interval : {1u, 32u}) {
+    check(text, interval);
+    check(text, interval, bucket_suffixes);
+  }
 }
 
 }  // namespace
 
-TEST_CASE("GPU suffix array equals the CPU one", "[gpu][bwt]") {
+TEST_CASE("GPU sorted suffixes equal the CPU's, in one pass and in buckets", "[gpu][bwt]") {
   REQUIRE_FALSE(gpu::devices().empty());
   std::mt19937_64 rng(std::random_device{}());
   SECTION("random texts of edge lengths") {
-    for (std::size_t n : {0, 1, 2, 20, 21, 22, 42, 43, 1000})
-      for (int rep = 0; rep < 3; ++rep) check(random_text(rng, n));
+    for (std::size_t n : {0, 1, 2, 7, 8, 9, 20, 21, 22, 42, 43, 1000})
+      for (int rep = 0; rep < 3; ++rep) check_both(random_text(rng, n), 5);
   }
   SECTION("one letter repeated") {
-    for (std::uint8_t c = 0; c < 4; ++c) check(Text(5000, c));
+    for (std::uint8_t c = 0; c < 4; ++c) check_both(Text(5000, c), 5000);
   }
   SECTION("periodic texts") {
     for (std::size_t period : {2, 3, 7, 21, 22})
       for (std::size_t n : {period, 2 * period + 1, std::size_t{500}, std::size_t{30001}})
-        check(periodic_text(rng, period, n));
+        check_both(periodic_text(rng, period, n), n + 1);
   }
   SECTION("a long repeat") {
     Text t = random_text(rng, 200000);
     std::copy(t.begin() + 10, t.begin() + 10 + 50000, t.end() - 50007);
-    check(t);
+    check_both(t, 20000);
   }
   SECTION("a random 10 M-code text") {
-    check(random_text(rng, 10'000'000));
+    const Text t = random_text(rng, 10'000'000);
+    check(t, 32);
+    check(t, 1, 1'500'000);
   }
 }
 
-TEST_CASE("GPU suffix array refuses what it cannot sort", "[gpu][bwt]") {
+TEST_CASE("GPU suffix sort refuses what it cannot sort", "[gpu][bwt]") {
   REQUIRE_FALSE(gpu::devices().empty());
   std::mt19937_64 rng(11);
   Text text = random_text(rng, 100);
-
-  auto short_sa = poisoned(text.size());
-  CHECK(gpu::bwt::suffix_array(text, short_sa) == gpu::Status::kInvalidSize);
-  auto long_sa = poisoned(text.size() + 2);
-  CHECK(gpu::bwt::suffix_array(text, long_sa) == gpu::Status::kInvalidSize);
-  auto none = poisoned(0);
-  CHECK(gpu::bwt::suffix_array({}, none) == gpu::Status::kInvalidSize);
+  DeviceRows rows = poisoned(text.size(), 32);
+  auto sort = [&](std::uint32_t interval, std::uint64_t buckets = 0) {
+    gpu::bwt::SortPlan plan;
+    plan.bucket_suffixes = buckets;
+    return gpu::bwt::sort_suffixes(text, {rows.bwt, rows.samples, interval}, plan);
+  };
+  CHECK(sort(16) == gpu::Status::kInvalidSize);  // samples sized for 32
+  CHECK(sort(31) == gpu::Status::kInvalidSize);  // not a power of two
+  rows.bwt.pop_back();
+  CHECK(sort(32) == gpu::Status::kInvalidSize);
+  rows = poisoned(text.size(), 32);
 
   text[57] = 4;
-  auto sa = poisoned(text.size() + 1);
-  CHECK(gpu::bwt::suffix_array(text, sa) == gpu::Status::kInvalidArgument);
-  CHECK(std::all_of(sa.begin(), sa.end(), [](std::uint64_t x) { return x == kPoison; }));
+  CHECK(sort(32) == gpu::Status::kInvalidArgument);
+  CHECK(std::all_of(rows.bwt.begin(), rows.bwt.end(), [](auto c) { return c == kPoisonCode; }));
+  text[57] = 0;
 
-  CHECK(gpu::bwt::suffix_array_device_bytes(10'000'000) > 280'000'000);
+  // A bin of 8 letters shared by more suffixes than a bucket holds.
+  text.assign(100, 0);
+  CHECK_THROWS_AS(sort(32, 50), gpu::OutOfMemory);
+
+  CHECK(gpu::bwt::one_pass_device_bytes(10'000'000) > 280'000'000);
 }

@@ -93,7 +93,7 @@ void check_index(const Text& text, const std::vector<std::uint64_t>& sa, std::ui
   CHECK(inverse_bwt(index) == text);
   // The raw BWT text is bwa's BWT with the '$' put back at the primary row.
   std::ostringstream raw;
-  write_raw_bwt_text(text, sa, raw);
+  write_raw_bwt_text(sorted_from_suffix_array(text, sa, 1).bwt, raw);
   std::string expected;
   for (std::uint64_t j = 0; j < n; ++j) {
     if (j == index.primary) expected.push_back('$');
@@ -233,9 +233,11 @@ TEST_CASE("raw format: BWT text, little-endian suffix array, JSON", "[bwt]") {
   const Text text = {0, 1, 0};
   const auto sa = suffix_array_cpu(text);
   REQUIRE(sa == std::vector<std::uint64_t>{3, 2, 0, 1});
-  CHECK(primary_row(sa) == 2);
+  const SortedSuffixes sorted = sorted_from_suffix_array(text, sa, 1);
+  CHECK(sorted.primary == 2);
+  CHECK(sorted.samples == sa);
   std::ostringstream bwt, raw_sa, json;
-  write_raw_bwt_text(text, sa, bwt);
+  write_raw_bwt_text(sorted.bwt, bwt);
   CHECK(bwt.str() == "AC$A");
   write_raw_sa(sa, raw_sa);
   const std::string bytes = raw_sa.str();

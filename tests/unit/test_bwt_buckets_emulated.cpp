@@ -1,0 +1,182 @@
+// The bucketed GPU suffix sort (gpu/bwt/bucket_sort.cu) run on the CPU: the
+// same steps with the same shared functions of gpu/bwt/bucket_keys.hpp
+// (bucket_bin, plan_buckets, window_key, deepening_head, still_tied) and
+// prefix_doubling.hpp (initial_key, group_head), std::stable_sort in place
+// of the device radix sorts and loops in place of the scans and scatters.
+// Each result must equal bwt::suffix_array_cpu (libdivsufsort), whatever the
+// bucket capacity. CI runs it; [gpu][bwt] checks the kernels themselves.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "bwt/suffix_array.hpp"
+#include "gpu/bwt/bucket_keys.hpp"
+#include "test_bwt_support.hpp"
+#include "test_data.hpp"
+
+namespace gb = seqfuse::gpu::bwt;
+using namespace seqfuse::bwt::test;  // Text, random_text, periodic_text
+
+namespace {
+
+// The permutation that stably sorts `keys` (the device's radix sort).
+template <class Key>
+std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys) {
+  std::vector<std::uint32_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+  return order;
+}
+
+// The tied suffixes' slots and labels from the heads of `count` sorted
+// entries (compact_tied_kernel); slots_in empty means slot t.
+void next_tied(const std::vector<std::uint32_t>& heads, const std::vector<std::uint32_t>& slots_in,
+               std::vector<std::uint32_t>& slots, std::vector<std::uint32_t>& labels) {
+  const std::uint64_t count = heads.size();
+  std::vector<std::uint32_t> next_slots, next_labels;
+  std::uint32_t heads_before = 0;
+  for (std::uint64_t t = 0; t < count; ++t) {
+    if (gb::still_tied(heads.data(), count, t) != 0) {
+      next_slots.push_back(slots_in.empty() ? static_cast<std::uint32_t>(t) : slots_in[t]);
+      next_labels.push_back(heads_before + heads[t] - 1u);
+    }
+    heads_before += heads[t];
+  }
+  slots.swap(next_slots);
+  labels.swap(next_labels);
+}
+
+// One bucket's sorted positions, as BucketSorter::sort computes them.
+std::vector<std::uint64_t> sort_bucket(const Text& text, const gb::Bucket& bucket, int& rounds) {
+  const std::uint64_t n = text.size();
+  std::vector<std::uint64_t> positions, keys;
+  for (std::uint64_t i = 0; i <= n; ++i) {
+    const std::uint32_t bin = gb::bucket_bin(text.data(), n, i);
+    if (bin >= bucket.first_bin && bin < bucket.end_bin) {
+      positions.push_back(i);
+      keys.push_back(gb::initial_key(text.data(), n, i));
+    }
+  }
+  REQUIRE(positions.size() == bucket.suffixes);
+  std::vector<std::uint64_t> order(positions.size()), sorted_keys(positions.size());
+  const auto first = stable_order(keys);
+  for (std::size_t t = 0; t < first.size(); ++t) {
+    order[t] = positions[first[t]];
+    sorted_keys[t] = keys[first[t]];
+  }
+  std::vector<std::uint32_t> heads(order.size()), slots, labels;
+  for (std::size_t t = 0; t < order.size(); ++t) heads[t] = gb::group_head(sorted_keys.data(), t);
+  next_tied(heads, {}, slots, labels);
+
+  for (std::uint64_t depth = gb::kInitialChars; !slots.empty(); depth += gb::kInitialChars) {
+    ++rounds;
+    const std::size_t count = slots.size();
+    std::vector<std::uint64_t> tied_positions(count), windows(count);
+    for (std::size_t x = 0; x < count; ++x) {
+      tied_positions[x] = order[slots[x]];
+      windows[x] = gb::window_key(text.data(), n, tied_positions[x], depth);
+    }
+    // By window, then stably by label: (group, window).
+    const auto by_window = stable_order(windows);
+    std::vector<std::uint32_t> window_labels(count);
+    for (std::size_t t = 0; t < count; ++t) window_labels[t] = labels[by_window[t]];
+    const auto by_label = stable_order(window_labels);
+    std::vector<std::uint32_t> indices(count), sorted_labels(count);
+    for (std::size_t t = 0; t < count; ++t) {
+      indices[t] = by_window[by_label[t]];
+      sorted_labels[t] = window_labels[by_label[t]];
+    }
+    std::vector<std::uint64_t> keys_in_order(count);
+    for (std::size_t t = 0; t < count; ++t) {
+      const std::uint64_t i = tied_positions[indices[t]];
+      order[slots[t]] = i;
+      keys_in_order[t] = gb::window_key(text.data(), n, i, depth);
+    }
+    std::vector<std::uint32_t> round_heads(count);
+    for (std::size_t t = 0; t < count; ++t)
+      round_heads[t] = gb::deepening_head(sorted_labels.data(), keys_in_order.data(), t);
+    const std::vector<std::uint32_t> slots_in = slots;
+    next_tied(round_heads, slots_in, slots, labels);
+  }
+  return order;
+}
+
+struct Emulation {
+  std::vector<std::uint64_t> sa;
+  std::size_t buckets = 0;
+  int rounds = 0;  // deepening rounds over all buckets
+};
+
+Emulation emulate(const Text& text, std::uint64_t capacity) {
+  const std::uint64_t n = text.size();
+  std::vector<std::uint64_t> bins(gb::kBins, 0);
+  for (std::uint64_t i = 0; i <= n; ++i) ++bins[gb::bucket_bin(text.data(), n, i)];
+  const std::vector<gb::Bucket> buckets = gb::plan_buckets(bins, capacity);
+  REQUIRE_FALSE(buckets.empty());
+  Emulation out;
+  out.buckets = buckets.size();
+  std::uint64_t row = 0;
+  for (const gb::Bucket& bucket : buckets) {
+    REQUIRE(bucket.first_row == row);
+    REQUIRE(bucket.suffixes <= capacity);
+    const auto rows = sort_bucket(text, bucket, out.rounds);
+    out.sa.insert(out.sa.end(), rows.begin(), rows.end());
+    row += bucket.suffixes;
+  }
+  return out;
+}
+
+void check(const Text& text, std::uint64_t capacity) {
+  INFO("length " << text.size() << ", capacity " << capacity);
+  const Emulation e = emulate(text, capacity);
+  CHECK(e.sa == seqfuse::bwt::suffix_array_cpu(text));
+}
+
+}  // namespace
+
+TEST_CASE("bucketed suffix sort, emulated, equals libdivsufsort", "[bwt]") {
+  std::mt19937_64 rng(seqfuse::test::test_seed());
+  SECTION("random texts of edge lengths, buckets of every size") {
+    for (std::size_t n : {0, 1, 2, 7, 8, 9, 20, 21, 22, 42, 43, 1000})
+      for (std::uint64_t capacity : {std::uint64_t{1} << 40, std::uint64_t{64}, std::uint64_t{3}})
+        check(random_text(rng, n), capacity);
+  }
+  SECTION("many buckets, each a handful of suffixes") {
+    const Text text = random_text(rng, 20000);
+    check(text, 40);
+    CHECK(emulate(text, 40).buckets > 500);
+  }
+  SECTION("one letter repeated: one bin holds almost every suffix") {
+    for (std::uint8_t c = 0; c < 4; ++c) check(Text(300, c), 300);
+    CHECK(emulate(Text(300, 0), 300).rounds == 14);  // 300 / 21 windows deep
+  }
+  SECTION("periodic texts and a long repeat") {
+    for (std::size_t period : {2, 3, 7, 21, 22}) check(periodic_text(rng, period, 700), 700);
+    Text t = random_text(rng, 5000);
+    std::copy(t.begin() + 10, t.begin() + 10 + 1500, t.end() - 1507);
+    check(t, 200);
+  }
+}
+
+TEST_CASE("bucket plans keep bins whole and refuse a bin over capacity", "[bwt]") {
+  const std::vector<std::uint64_t> bins = {3, 0, 2, 2, 0, 5, 1};
+  const auto buckets = gb::plan_buckets(bins, 5);
+  struct Expected {
+    std::uint32_t first_bin, end_bin;
+    std::uint64_t first_row, suffixes;
+  };
+  const Expected expected[] = {{0, 3, 0, 5}, {3, 5, 5, 2}, {5, 6, 7, 5}, {6, 7, 12, 1}};
+  REQUIRE(buckets.size() == 4);
+  for (std::size_t b = 0; b < 4; ++b) {
+    INFO("bucket " << b);
+    CHECK(buckets[b].first_bin == expected[b].first_bin);
+    CHECK(buckets[b].end_bin == expected[b].end_bin);
+    CHECK(buckets[b].first_row == expected[b].first_row);
+    CHECK(buckets[b].suffixes == expected[b].suffixes);
+  }
+  CHECK(gb::plan_buckets(bins, 4).empty());  // bin 5 holds 5 suffixes
+}
