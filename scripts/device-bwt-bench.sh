@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # seqfuse bwt on the GPU machine beside `bwa index` (bwa 0.7.17, the peer it
-# replaces) and its own CPU engine: the same five files from all three
-# (cmp), and wall times (median of RUNS for seqfuse, one run of bwa on the
-# large input). Inputs: the lambda phage and E. coli MG1655 (bundle/data)
-# and a random genome of RANDOM_MBP Mbp (fixed seed). Writes the table to
+# replaces) and its own CPU engine: the same five files from all of them
+# (cmp), the GPU's bucketed sort forced (SEQFUSE_BWT_BUCKET_SUFFIXES, about
+# eight buckets) included, and wall times (one run of bwa; seqfuse's median
+# of RUNS after a warm-up, one run of the CPU engine on the random genome).
+# Inputs: the lambda phage and E. coli MG1655 (bundle/data) and a random
+# genome of RANDOM_MBP Mbp (fixed seed). Writes the table to
 # $OUT/bwt-bench.md. Needs bundle/ made with --data (bwa in bundle/peers).
 #   DEVICE_EXTRA=scripts/device-bwt-bench.sh bash scripts/device-run.sh --no-cpu-tests
 # Environment: RUNS (default 3), RANDOM_MBP (default 20), OUT.
@@ -49,31 +51,43 @@ seconds() {  # seconds CMD...: wall seconds of one run (its output to the log)
   echo ""
   echo "bundle $(sed -n 's/^commit=//p' bundle/BUILD_INFO); wall seconds, whole process; seqfuse: median of $runs after one warm-up, bwa: one run"
   echo ""
-  echo "| input | bases | bwa index | seqfuse cpu | seqfuse gpu | bwa / gpu | cpu / gpu | files identical |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| input | bases | bwa index | seqfuse cpu | seqfuse gpu | gpu, 8 buckets | bwa / gpu | cpu / gpu | files identical |"
+  echo "|---|---|---|---|---|---|---|---|---|"
 } | tee "$table"
 
 for name in lambda ecoli random; do
   fa="$work/$name.fa"
   bases=$(grep -v '^>' "$fa" | tr -d '\n' | wc -c)
   bwa_s=$(seconds bwa index -p "$work/bwa-$name" "$fa") || { failures=$((failures + 1)); continue; }
-  for device in cpu gpu; do
-    seconds "$sf" bwt "$fa" -p "$work/$device-$name" --device "$device" -t "$threads" >/dev/null ||
-      { failures=$((failures + 1)); continue 2; }
+  # The bucketed sort, forced: about eight buckets of the text's two strands.
+  buckets=$((bases * 2 / 8 + 1000))
+  for device in cpu gpu buckets; do
+    engine=$device
+    env=(env)
+    [ $device = buckets ] && engine=gpu env=(env SEQFUSE_BWT_BUCKET_SUFFIXES=$buckets)
+    reps=$runs
+    [ $device = cpu ] && [ $name = random ] && reps=1
+    if [ "$reps" -gt 1 ]; then
+      seconds "${env[@]}" "$sf" bwt "$fa" -p "$work/$device-$name" --device "$engine" -t "$threads" >/dev/null ||
+        { failures=$((failures + 1)); continue 2; }
+    fi
     times=()
-    for _ in $(seq "$runs"); do
-      times+=("$(seconds "$sf" bwt "$fa" -p "$work/$device-$name" --device "$device" -t "$threads")")
+    for _ in $(seq "$reps"); do
+      t=$(seconds "${env[@]}" "$sf" bwt "$fa" -p "$work/$device-$name" --device "$engine" -t "$threads") ||
+        { failures=$((failures + 1)); continue 3; }
+      times+=("$t")
     done
     printf -v "${device}_s" '%s' "$(printf '%s\n' "${times[@]}" | median)"
   done
   same=yes
   for ext in bwt sa pac ann amb; do
-    cmp -s "$work/bwa-$name.$ext" "$work/gpu-$name.$ext" || same=no
-    cmp -s "$work/cpu-$name.$ext" "$work/gpu-$name.$ext" || same=no
+    for device in cpu gpu buckets; do
+      cmp -s "$work/bwa-$name.$ext" "$work/$device-$name.$ext" || same=no
+    done
   done
   [ $same = yes ] || failures=$((failures + 1))
-  awk -v n="$name" -v b="$bases" -v w="$bwa_s" -v c="$cpu_s" -v g="$gpu_s" -v s="$same" \
-    'BEGIN {printf "| %s | %d | %.3f | %.3f | %.3f | %.1f | %.1f | %s |\n", n, b, w, c, g, w / g, c / g, s}' |
+  awk -v n="$name" -v b="$bases" -v w="$bwa_s" -v c="$cpu_s" -v g="$gpu_s" -v k="$buckets_s" -v s="$same" \
+    'BEGIN {printf "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %s |\n", n, b, w, c, g, k, w / g, c / g, s}' |
     tee -a "$table"
 done
 echo ""

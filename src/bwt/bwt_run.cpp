@@ -15,6 +15,7 @@
 #include "core/host_memory.hpp"
 #include "core/output_file.hpp"
 #include "core/output_stream.hpp"
+#include "gpu/error.hpp"
 
 namespace seqfuse::bwt {
 namespace {
@@ -88,18 +89,33 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
       forward_only ? std::vector<std::uint8_t>() : both_strands(reference);
   const std::span<const std::uint8_t> text = forward_only ? reference.bases : strands;
 
-  const std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.size(), report);
+  std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.size(), report);
   const std::uint64_t budget = options.max_memory_gb > 0
                                    ? static_cast<std::uint64_t>(options.max_memory_gb * kBytesPerGB)
                                    : default_max_memory();
-  const std::uint64_t need =
-      peak_host_bytes(*engine, format, options, reference.bases.size(), text.size());
-  if (need > budget)
-    throw Error(options.reference + ": indexing " + std::to_string(text.size()) +
-                " bases needs about " + memory_size(need) + " of host memory; -m allows " +
-                memory_size(budget));
+  auto check_memory = [&](const BwtEngine& chosen) {
+    const std::uint64_t need =
+        peak_host_bytes(chosen, format, options, reference.bases.size(), text.size());
+    if (need > budget)
+      throw Error(options.reference + ": indexing " + std::to_string(text.size()) +
+                  " bases needs about " + memory_size(need) + " of host memory; -m allows " +
+                  memory_size(budget));
+  };
+  check_memory(*engine);
 
-  SortedSuffixes sorted = engine->sort(text, sample_interval(format, options), options.threads);
+  const std::uint32_t interval = sample_interval(format, options);
+  SortedSuffixes sorted;
+  try {
+    sorted = engine->sort(text, interval, options.threads);
+  } catch (const gpu::OutOfMemory& e) {
+    // The device could not take the text after all (a prefix too common
+    // for its buckets): under --device auto the CPU takes it.
+    if (options.gpu_required) throw;
+    report.warn(std::string(e.what()) + ": indexing on the CPU");
+    engine = make_cpu_bwt_engine();
+    check_memory(*engine);
+    sorted = engine->sort(text, interval, options.threads);
+  }
   trace("bwt: suffixes sorted");
   if (format == IndexFormat::bwa) {
     const BwaIndex index = build_bwa_index(sorted, options.threads);
