@@ -21,7 +21,7 @@
 # Peer tools (hyperfine, zcat, ...) come from PATH: put bundle/peers/bin first.
 set -euo pipefail
 
-CASES=(fastq_parse_plain fastq_parse_gzip protein_search protein_search_cpu kmer_count kmer_count_gzip kmer_count_cpu dna_pairs)
+CASES=(fastq_parse_plain fastq_parse_gzip protein_search protein_search_cpu kmer_count kmer_count_gzip kmer_count_cpu dna_pairs fastq_trim_cpu)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 quick=0 bin="" seeds="" work="" runs=10 warmup=2
@@ -274,6 +274,26 @@ case_kmer_count_cpu() {
     "$(kmc_command "$dir" "$kmer_reads" "$threads")" \
     "awk '\$2 > 0' $(q "$dir/kmc.histo") | tr '\t' ' ' | cmp - $(q "$dir/seqfuse.histo")" \
     "$(($(wc -l <"$kmer_reads") / 4)) E. coli reads x 150 bp, 1% subst., plain; seqfuse on the CPU (--device cpu), k=31 canonical, histogram; $threads threads"
+}
+
+# fastq-trim on the CPU against fastp 0.23.2, fastp's defaults (adapter
+# detection, quality and length filters), gzip in and out, both on all the
+# machine's threads (fastp takes at most 16). Check: the decompressed reads
+# are identical.
+case_fastq_trim_cpu() {
+  local sf threads dir
+  sf=$(find_bin seqfuse)
+  [ -n "$sf" ] || { skip "seqfuse is not built"; return 0; }
+  need_tool fastp cmp || return 0
+  prepare_fastq || return 0
+  threads=$(nproc)
+  dir="$work/fastq-trim"
+  mkdir -p "$dir"
+  runs=3 warmup=1 compare fastq-trim-cpu-vs-fastp \
+    "$(q "$sf") fastq-trim --device cpu --quiet -w $threads -i $(q "$fastq_dir/reads.fq.gz") -o $(q "$dir/seqfuse.fq.gz") -j $(q "$dir/seqfuse.json") -h $(q "$dir/seqfuse.html")" \
+    "fastp -w $((threads < 16 ? threads : 16)) -i $(q "$fastq_dir/reads.fq.gz") -o $(q "$dir/fastp.fq.gz") -j $(q "$dir/fastp.json") -h $(q "$dir/fastp.html")" \
+    "cmp <(gzip -dc $(q "$dir/fastp.fq.gz")) <(gzip -dc $(q "$dir/seqfuse.fq.gz"))" \
+    "$(fastq_desc gz); fastp's defaults, gzip output; $threads threads"
 }
 
 # DNA pairs, the issue's workload: 1 M pairs of 150 bp cut from the lambda
