@@ -66,7 +66,7 @@ gen_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
 
 nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 >"$work/gpu-mem.txt" 2>/dev/null &
 smi=$!
-python3 - "$work/run.txt" "$sf" bwt "$work/genome.fa" -p "$work/sim" --device gpu -t "$threads" <<'PY'
+SEQFUSE_TRACE=1 python3 - "$work/run.txt" "$sf" bwt "$work/genome.fa" -p "$work/sim" --device gpu -t "$threads" <<'PY'
 import resource, subprocess, sys, time
 log = sys.argv[1]
 t = time.time()
@@ -83,8 +83,11 @@ peak=$(sort -n "$work/gpu-mem.txt" | tail -n1)
 mapped=0 right=0
 if [ "$rc" = 0 ]; then
   bwa mem -t "$threads" "$work/sim" "$work/reads.fq" 2>"$work/bwa-mem.log" >"$work/reads.sam"
-  read -r mapped right < <(awk '!/^@/ && !and($2, 256) && !and($2, 2048) {
-      split($1, f, ":"); m += !and($2, 4); r += ($3 == f[2] && $4 == f[3]) } END {print m + 0, r + 0}' "$work/reads.sam")
+  # Primary lines only (flags 256, 2048 unset); mawk has no and(): bit b of
+  # the flag is int(flag / b) % 2.
+  read -r mapped right < <(awk '!/^@/ && int($2 / 256) % 2 == 0 && int($2 / 2048) % 2 == 0 {
+      split($1, f, ":"); m += int($2 / 4) % 2 == 0; r += ($3 == f[2] && $4 == f[3]) }
+      END {print m + 0, r + 0}' "$work/reads.sam")
 fi
 {
   echo "# seqfuse bwt on a simulated ${gbp} Gbp genome ($(date -u +%F), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1), $threads threads)"
@@ -102,7 +105,7 @@ fi
   echo ""
   echo "seqfuse's stderr:"
   echo '```'
-  tail -n 5 "$work/run.txt.stderr"
+  tail -n 8 "$work/run.txt.stderr"
   echo '```'
   ls -l "$work"/sim.* | awk '{print $5, $9}'
 } | tee "$report"
