@@ -61,6 +61,11 @@ Subcommand add_fastq_trim(CLI::App& parent) {
   app->add_flag("--stdout", t.stdout_output,
                 "Passing reads to standard output (pairs interleaved), uncompressed");
   app->add_flag("--interleaved_in", t.interleaved_in, "-i holds read 1 and read 2 alternately");
+  app->add_flag("-6,--phred64", t.phred64, "Input qualities are phred+64 (written as phred+33)");
+  app->add_option("--reads_to_process", t.reads_to_process,
+                  "Only the first N reads or pairs (0: all)")
+      ->capture_default_str();
+  app->add_flag("--dont_overwrite", t.dont_overwrite, "An output that exists is an error");
   // Adapters.
   app->add_flag("-A,--disable_adapter_trimming", t.disable_adapter_trimming, "No adapter trimming");
   app->add_option("-a,--adapter_sequence", t.adapter_sequence,

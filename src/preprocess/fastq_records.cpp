@@ -1,5 +1,6 @@
 #include "preprocess/fastq_records.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -28,8 +29,8 @@ std::string shown(std::string_view line) {
 
 }  // namespace
 
-FastqRecordReader::FastqRecordReader(const std::string& path)
-    : input_(path), buffer_(kReadBytes * 2) {}
+FastqRecordReader::FastqRecordReader(const std::string& path, bool phred64)
+    : input_(path), buffer_(kReadBytes * 2), phred64_(phred64) {}
 
 void FastqRecordReader::fail(const std::string& what) const {
   throw Error(what + ", " + display_name() + " record " + std::to_string(records_ + 1));
@@ -108,6 +109,9 @@ bool FastqRecordReader::next(ReadChunk& chunk) {
     }
   }
   r.qual = append(line);
+  if (phred64_)
+    for (std::size_t i = r.qual; i < text.size(); ++i)
+      text[i] = static_cast<char>(std::max(33, text[i] - 31));
   r.length = static_cast<std::uint32_t>(seq_length);
   chunk.records.push_back(r);
   ++records_;

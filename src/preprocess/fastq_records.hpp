@@ -51,7 +51,9 @@ struct ReadChunk {
 class FastqRecordReader {
  public:
   // "-" reads standard input. Plain, gzip or BGZF (src/io's CompressedInput).
-  explicit FastqRecordReader(const std::string& path);
+  // phred64: qualities are phred+64 and become phred+33 as fastp's -6 makes
+  // them (q - 31, at least '!').
+  explicit FastqRecordReader(const std::string& path, bool phred64 = false);
 
   // Appends the next record to `chunk`; false at the end of the input.
   // Throws seqfuse::Error "<what>, <file> record <n>" for a malformed record:
@@ -74,6 +76,7 @@ class FastqRecordReader {
   std::size_t begin_ = 0, end_ = 0;
   bool at_end_ = false;
   std::uint64_t records_ = 0;
+  bool phred64_ = false;
 };
 
 }  // namespace seqfuse::preprocess

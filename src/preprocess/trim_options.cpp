@@ -41,6 +41,7 @@ void validate(const TrimOptions& c) {
   clash(c.failed_out, "--failed_out", c.unpaired1, "--unpaired1");
   clash(c.failed_out, "--failed_out", c.unpaired2, "--unpaired2");
   if (c.compression < 1 || c.compression > 9) add("-z/--compression must be 1 to 9");
+  if (c.reads_to_process < 0) add("--reads_to_process must be 0 (all) or more");
   if (c.threads < 0) add("-w/--thread must be 0 (all hardware threads) or more");
   if (c.trim_front1 < 0 || c.trim_front1 > 30) add("-f/--trim_front1 must be 0 to 30");
   if (c.trim_tail1 < 0 || c.trim_tail1 > 100) add("-t/--trim_tail1 must be 0 to 100");

@@ -19,7 +19,10 @@ struct TrimOptions {
   bool stdout_output = false;
   bool interleaved_in = false;
   std::string unpaired1, unpaired2, failed_out;
-  int compression = 4;  // -z, gzip level of .gz outputs
+  int compression = 4;             // -z, gzip level of .gz outputs
+  bool phred64 = false;            // -6: qualities in phred+64, written as phred+33
+  long long reads_to_process = 0;  // 0: all; else the first N reads (pairs)
+  bool dont_overwrite = false;     // an existing output is an error
   // Adapters.
   bool disable_adapter_trimming = false;  // -A
   std::string adapter_sequence = "auto";  // -a

@@ -1,5 +1,6 @@
 #include "preprocess/trim_run.hpp"
 
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <optional>
@@ -62,8 +63,9 @@ class ReadSource {
  public:
   explicit ReadSource(const TrimOptions& o)
       : interleaved_(o.interleaved_in),
-        reader1_(o.stdin_input ? std::string("-") : o.in1),
-        reader2_(o.in2.empty() ? nullptr : std::make_unique<FastqRecordReader>(o.in2)) {}
+        limit_(o.reads_to_process > 0 ? static_cast<std::uint64_t>(o.reads_to_process) : 0),
+        reader1_(o.stdin_input ? std::string("-") : o.in1, o.phred64),
+        reader2_(o.in2.empty() ? nullptr : std::make_unique<FastqRecordReader>(o.in2, o.phred64)) {}
 
   [[nodiscard]] bool paired() const { return interleaved_ || reader2_ != nullptr; }
 
@@ -72,8 +74,9 @@ class ReadSource {
     slot.reads.clear();
     slot.mates.clear();
     slot.reads.first_record = slot.mates.first_record = records_;
+    // --reads_to_process: the first N reads (pairs); the rest is not read.
     while (slot.reads.size() < kChunkRecords && slot.reads.text.size() < kChunkBytes &&
-           slot.mates.text.size() < kChunkBytes && next(slot))
+           slot.mates.text.size() < kChunkBytes && (limit_ == 0 || records_ < limit_) && next(slot))
       ++records_;
     return slot.reads.size() > 0;
   }
@@ -104,6 +107,7 @@ class ReadSource {
   }
 
   bool interleaved_;
+  std::uint64_t limit_;
   FastqRecordReader reader1_;
   std::unique_ptr<FastqRecordReader> reader2_;
   std::uint64_t records_ = 0;
@@ -147,6 +151,13 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   if (options.gpu_required)
     throw Error("--device gpu: the GPU engine for fastq-trim is not built yet (use --device cpu)");
 
+  if (options.dont_overwrite) {
+    for (const std::string* path :
+         {&options.out1, &options.out2, &options.unpaired1, &options.unpaired2, &options.failed_out,
+          &options.json, &options.html})
+      if (!path->empty() && std::filesystem::exists(*path))
+        throw Error("--dont_overwrite: " + *path + " exists");
+  }
   // Outputs first: an unwritable path fails before any reading.
   std::vector<Sink> sinks(kStreams);
   const auto open = [&](int stream, const std::string& path) {
