@@ -55,6 +55,9 @@ Subcommand add_fastq_trim(CLI::App& parent) {
   app->add_option("--unpaired2", t.unpaired2,
                   "Paired-end: read 2 passing while read 1 fails (default: --unpaired1)");
   app->add_option("--failed_out", t.failed_out, "Reads that fail, tagged with the reason");
+  app->add_option("--overlapped_out", t.overlapped_out,
+                  "Paired-end: read 1 past an exact overlap (fastp's bytes, see docs)");
+  app->add_flag("--fix_mgi_id", t.fix_mgi_id, "Write '@name/1' headers as '@name /1'");
   app->add_option("-z,--compression", t.compression, "gzip level of .gz outputs, 1 to 9")
       ->capture_default_str();
   app->add_flag("--stdin", t.stdin_input, "Read 1 (or interleaved pairs) from standard input");

@@ -46,6 +46,7 @@ struct WorkRead {
   char* seq = nullptr;   // the record's bases
   char* qual = nullptr;  // the record's qualities
   bool kept = true;      // false: fastp's NULL read, dropped by trimAndCut
+  bool fix_mgi = false;  // --fix_mgi_id
   int begin = 0, length = 0, front_trimmed = 0;
 
   WorkRead(ReadChunk& c, FastqRecord& r)
@@ -71,7 +72,17 @@ void append_read(std::string& out, const WorkRead& r, std::string_view tag = {})
   // trimming dropped it (its NULL read leaves the original untouched).
   const std::string_view seq = r.kept ? r.seq_view() : r.original_seq();
   const std::string_view qual = r.kept ? r.qual_view() : r.original_qual();
-  out += r.chunk->header(*r.record);
+  const std::string_view header = r.chunk->header(*r.record);
+  const std::size_t n = header.size();
+  // --fix_mgi_id: "@name/1" becomes "@name /1", as fastp renames the read.
+  if (r.fix_mgi && n >= 2 && (header[n - 1] == '1' || header[n - 1] == '2') &&
+      header[n - 2] == '/') {
+    out += header.substr(0, n - 2);
+    out += ' ';
+    out += header.substr(n - 2);
+  } else {
+    out += header;
+  }
   if (!tag.empty()) {
     out += ' ';
     out += tag;
@@ -166,6 +177,22 @@ class CpuTrimEngine final : public TrimEngine {
     }
   }
 
+  // fastp's --overlapped_out: an overlap without mismatches in its first 50
+  // bases (the percent limit 0). fastp builds the read with the
+  // std::string(str, pos) constructor, so it writes read 1 from the end of
+  // the overlap on, not the overlap itself; seqfuse writes the same bytes.
+  void overlapped(const WorkRead& r1, const WorkRead& r2, std::string& out) const {
+    kernel::OverlapLimits exact = limits_;
+    exact.diff_percent_limit = 0;
+    const kernel::Overlap ov = kernel::analyze_overlap(r1.s(), r1.length, r2.s(), r2.length, exact);
+    if (!ov.overlapped) return;
+    const int from = std::min(r1.length, std::max(ov.offset, 0) + ov.length);
+    WorkRead part = r1;
+    part.begin = r1.begin + from;
+    part.length = r1.length - from;
+    append_read(out, part);
+  }
+
   void max_length(WorkRead& r, int side) const {
     if (s_.max_len[side] > 0 && s_.max_len[side] < r.length) r.length = s_.max_len[side];
   }
@@ -177,6 +204,7 @@ class CpuTrimEngine final : public TrimEngine {
   void trim_single(ReadChunk& chunk, FastqRecord& record, ChunkOutput& out,
                    TrimTally& tally) const {
     WorkRead r(chunk, record);
+    r.fix_mgi = s_.fix_mgi_id;
     tally.before1.add(r.seq_view(), r.qual_view());
     ++tally.reads_in;
     tally.bases_in += record.length;
@@ -205,6 +233,7 @@ class CpuTrimEngine final : public TrimEngine {
   void trim_pair(ReadChunk& chunk1, FastqRecord& record1, ReadChunk& chunk2, FastqRecord& record2,
                  ChunkOutput& out, TrimTally& tally) const {
     WorkRead r1(chunk1, record1), r2(chunk2, record2);
+    r1.fix_mgi = r2.fix_mgi = s_.fix_mgi_id;
     tally.before1.add(r1.seq_view(), r1.qual_view());
     tally.before2.add(r2.seq_view(), r2.qual_view());
     tally.reads_in += 2;
@@ -260,6 +289,7 @@ class CpuTrimEngine final : public TrimEngine {
           adapters_from_fasta(r2);
         }
       }
+      if (plan_.write_overlapped) overlapped(r1, r2, out.overlapped);
       if (s_.poly_x) {
         poly_x(r1, counts);
         poly_x(r2, counts);

@@ -28,12 +28,14 @@ struct TrimPlan {
   bool write_failed = false;                // --failed_out
   bool write_unpaired1 = false;             // --unpaired1
   bool write_unpaired2 = false;             // --unpaired2 naming a file of its own
+  bool write_overlapped = false;            // --overlapped_out
 };
 
 // The bytes one chunk adds to each output, uncompressed.
 struct ChunkOutput {
-  std::string out1, out2, unpaired1, unpaired2, failed;
+  std::string out1, out2, unpaired1, unpaired2, failed, overlapped;
   void clear() {
+    overlapped.clear();
     out1.clear();
     out2.clear();
     unpaired1.clear();

@@ -40,6 +40,9 @@ void validate(const TrimOptions& c) {
   clash(c.failed_out, "--failed_out", c.out2, "-O");
   clash(c.failed_out, "--failed_out", c.unpaired1, "--unpaired1");
   clash(c.failed_out, "--failed_out", c.unpaired2, "--unpaired2");
+  clash(c.overlapped_out, "--overlapped_out", c.out1, "-o");
+  clash(c.overlapped_out, "--overlapped_out", c.out2, "-O");
+  clash(c.overlapped_out, "--overlapped_out", c.failed_out, "--failed_out");
   if (c.compression < 1 || c.compression > 9) add("-z/--compression must be 1 to 9");
   if (c.reads_to_process < 0) add("--reads_to_process must be 0 (all) or more");
   if (c.threads < 0) add("-w/--thread must be 0 (all hardware threads) or more");
@@ -128,6 +131,7 @@ TrimSettings resolve(const TrimOptions& o) {
   s.overlap_len_require = o.overlap_len_require;
   s.overlap_diff_limit = o.overlap_diff_limit;
   s.overlap_diff_percent_limit = o.overlap_diff_percent_limit;
+  s.fix_mgi_id = o.fix_mgi_id;
   return s;
 }
 

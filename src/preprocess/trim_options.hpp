@@ -19,6 +19,8 @@ struct TrimOptions {
   bool stdout_output = false;
   bool interleaved_in = false;
   std::string unpaired1, unpaired2, failed_out;
+  std::string overlapped_out;      // paired: read 1's part past an exact overlap (fastp's bytes)
+  bool fix_mgi_id = false;         // "@name/1" headers written as "@name /1"
   int compression = 4;             // -z, gzip level of .gz outputs
   bool phred64 = false;            // -6: qualities in phred+64, written as phred+33
   long long reads_to_process = 0;  // 0: all; else the first N reads (pairs)
@@ -78,6 +80,7 @@ struct TrimSettings {
   int poly_x_min_len = 10;
   bool correction = false;
   int overlap_len_require = 30, overlap_diff_limit = 5, overlap_diff_percent_limit = 20;
+  bool fix_mgi_id = false;
 };
 
 // Throws UsageError naming every problem with the values at once (fastp's

@@ -28,7 +28,7 @@ constexpr std::size_t kChunksPerThread = 4;
 // Long reads end a chunk early: its offsets are 32-bit.
 constexpr std::size_t kChunkBytes = std::size_t{256} << 20;
 
-enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kStreams };
+enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kOverlapped, kStreams };
 
 // One output file; gzip when its name ends in .gz (not for stdout).
 struct Sink {
@@ -52,6 +52,8 @@ std::string& stream_text(ChunkOutput& out, int stream) {
       return out.unpaired1;
     case kUnpaired2:
       return out.unpaired2;
+    case kOverlapped:
+      return out.overlapped;
     default:
       return out.failed;
   }
@@ -154,7 +156,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   if (options.dont_overwrite) {
     for (const std::string* path :
          {&options.out1, &options.out2, &options.unpaired1, &options.unpaired2, &options.failed_out,
-          &options.json, &options.html})
+          &options.overlapped_out, &options.json, &options.html})
       if (!path->empty() && std::filesystem::exists(*path))
         throw Error("--dont_overwrite: " + *path + " exists");
   }
@@ -173,6 +175,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   if (paired && !options.unpaired1.empty()) open(kUnpaired1, options.unpaired1);
   if (paired && !unpaired2.empty() && unpaired2 != options.unpaired1) open(kUnpaired2, unpaired2);
   if (!options.failed_out.empty()) open(kFailed, options.failed_out);
+  if (paired && !options.overlapped_out.empty()) open(kOverlapped, options.overlapped_out);
   std::unique_ptr<OutputFile> json_file, html_file;
   if (!options.json.empty()) json_file = std::make_unique<OutputFile>(options.json);
   if (!options.html.empty()) html_file = std::make_unique<OutputFile>(options.html);
@@ -183,6 +186,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   plan.write_failed = sinks[kFailed].file != nullptr;
   plan.write_unpaired1 = sinks[kUnpaired1].file != nullptr;
   plan.write_unpaired2 = sinks[kUnpaired2].file != nullptr;
+  plan.write_overlapped = sinks[kOverlapped].file != nullptr;
   if (!options.adapter_fasta.empty() && !options.disable_adapter_trimming)
     plan.fasta_adapters = load_adapter_fasta(options.adapter_fasta);
 
