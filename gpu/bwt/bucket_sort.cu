@@ -33,6 +33,7 @@
 #include "gpu/error.hpp"
 #include "gpu/primitives/device_sort.cuh"
 #include "gpu/runtime.hpp"
+#include "gpu/trace.hpp"
 
 namespace seqfuse::gpu::bwt {
 namespace {
@@ -191,7 +192,8 @@ class BucketSorter {
       : text_(text), n_(n), capacity_(capacity), space_(capacity), stream_(stream),
         s_(static_cast<gpuStream_t>(stream.native())) {}
 
-  void sort(const Bucket& bucket, const SortOutput& out) {
+  // Sorts the bucket and copies its rows out; returns the deepening rounds.
+  int sort(const Bucket& bucket, const SortOutput& out) {
     PingPong<std::uint64_t> order{space_.order_a.as<std::uint64_t>(),
                                   space_.order_b.as<std::uint64_t>()};
     PingPong<std::uint64_t> keys{space_.keys_a.as<std::uint64_t>(),
@@ -209,11 +211,13 @@ class BucketSorter {
                                   space_.slots_b.as<std::uint32_t>()};
     std::uint64_t tied = next_tied(heads, nullptr, m, slots);
     std::uint64_t* positions = order.alternate;  // free after round 0's sort
-    for (std::uint64_t depth = kInitialChars; tied > 0; depth += kInitialChars)
+    int rounds = 0;
+    for (std::uint64_t depth = kInitialChars; tied > 0; depth += kInitialChars, ++rounds)
       tied = deepen(order.current, positions, depth, tied, slots);
 
     output_rows(order.current, m, bucket.first_row, text_, out,
                 reinterpret_cast<std::uint8_t*>(keys.alternate), keys.current, stream_);
+    return rounds;
   }
 
  private:
@@ -319,6 +323,7 @@ void sort_in_buckets(std::span<const std::uint8_t> text, const SortOutput& out,
   DeviceBuffer device_text(n);
   copy_to_device(device_text.data(), text.data(), n, stream);
   const auto* codes = device_text.as<std::uint8_t>();
+  trace("bwt gpu: text on the device");
   const std::vector<std::uint64_t> bins = count_bins(codes, n, stream);
   if (capacity == 0) {
     const std::uint64_t free = free_device_memory();
@@ -332,8 +337,14 @@ void sort_in_buckets(std::span<const std::uint8_t> text, const SortOutput& out,
                       std::to_string(capacity) + " a bucket can hold on this device");
   std::uint64_t largest = 0;
   for (const Bucket& b : buckets) largest = std::max(largest, b.suffixes);
+  trace("bwt gpu: " + std::to_string(buckets.size()) + " buckets of at most " +
+        std::to_string(largest) + " suffixes");
   BucketSorter sorter(codes, n, largest, stream);
-  for (const Bucket& b : buckets) sorter.sort(b, out);
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    const int rounds = sorter.sort(buckets[b], out);
+    trace("bwt gpu: bucket " + std::to_string(b + 1) + " sorted and out (" +
+          std::to_string(rounds) + " deepening rounds)");
+  }
 }
 
 }  // namespace seqfuse::gpu::bwt

@@ -31,12 +31,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "gpu/bwt/prefix_doubling.hpp"
 #include "gpu/bwt/row_output.cuh"
 #include "gpu/bwt/sort_paths.hpp"
 #include "gpu/primitives/device_sort.cuh"
 #include "gpu/runtime.hpp"
+#include "gpu/trace.hpp"
 
 namespace seqfuse::gpu::bwt {
 namespace {
@@ -157,7 +159,8 @@ void sort_one_pass(std::span<const std::uint8_t> text, const SortOutput& out, St
   radix_sort_pairs(keys, positions, count, 0, kInitialKeyBits, space.scratch, s);
 
   const int bits = rank_bits(n);
-  for (std::uint64_t h = kInitialChars;; h *= 2) {
+  int rounds = 0;
+  for (std::uint64_t h = kInitialChars;; h *= 2, ++rounds) {
     if (rank_groups(keys, positions, count, space, true, s) == count) break;
     doubling_keys_kernel<<<blocks_for(count), kThreads, 0, s>>>(
         space.rank.as<std::uint32_t>(), n, h, bits, keys.current, positions.current);
@@ -165,6 +168,7 @@ void sort_one_pass(std::span<const std::uint8_t> text, const SortOutput& out, St
     radix_sort_pairs(keys, positions, count, 0, 2 * bits, space.scratch, s);
   }
 
+  trace("bwt gpu: one pass sorted (" + std::to_string(rounds) + " doubling rounds)");
   // Every key is distinct: the positions are the suffix array. The keys are
   // no longer needed: the codes go out through one half, the samples
   // (at most one a suffix) through the other.

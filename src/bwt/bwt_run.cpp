@@ -120,10 +120,12 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   if (format == IndexFormat::bwa) {
     const BwaIndex index = build_bwa_index(sorted, options.threads);
     sorted = SortedSuffixes();  // the index holds what the files need
+    trace("bwt: occurrence blocks built");
     OutputFileStream bwt(*files[0]), sa_file(*files[1]), pac(*files[2]), ann(*files[3]),
         amb(*files[4]);
     write_bwa_bwt(index, bwt);
     write_bwa_sa(index, sa_file);
+    trace("bwt: .bwt and .sa written");
     write_pac(reference, pac);
     write_ann(reference, ann);
     write_amb(reference, amb);

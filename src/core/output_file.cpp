@@ -120,28 +120,36 @@ void OutputFile::write(std::string_view bytes) {
   if (committed_) throw Error("internal: write to '" + path_ + "' after commit");
   if (buffer_.size() + bytes.size() > kBufferBytes) flush();
   if (bytes.size() >= kBufferBytes) {
-    buffer_.append(bytes);
-    flush();
+    // Large blocks (a 3 GB .bwt body) go straight from the caller's memory.
+    write_through(bytes);
     return;
   }
   buffer_.append(bytes);
 }
 
 void OutputFile::flush() {
-  const char* p = buffer_.data();
-  std::size_t left = buffer_.size();
+  try {
+    write_through(buffer_);
+  } catch (...) {
+    buffer_.clear();
+    throw;
+  }
+  buffer_.clear();
+}
+
+void OutputFile::write_through(std::string_view bytes) {
+  const char* p = bytes.data();
+  std::size_t left = bytes.size();
   while (left > 0) {
     const ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
       const std::string what = is_stdout() ? "standard output" : "'" + path_ + "'";
-      buffer_.clear();
       throw Error("cannot write " + what + ": " + errno_text());
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  buffer_.clear();
 }
 
 void OutputFile::commit() {

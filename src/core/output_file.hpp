@@ -32,6 +32,7 @@ class OutputFile {
 
  private:
   void flush();
+  void write_through(std::string_view bytes);  // every byte, unbuffered
 
   std::string path_;
   std::string temp_path_;  // empty when written through
