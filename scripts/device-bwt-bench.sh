@@ -4,9 +4,13 @@
 # (cmp), the GPU's bucketed sort forced (SEQFUSE_BWT_BUCKET_SUFFIXES, about
 # eight buckets) included, and wall times (one run of bwa; seqfuse's median
 # of RUNS after a warm-up, one run of the CPU engine on the random genome).
-# Inputs: the lambda phage and E. coli MG1655 (bundle/data) and a random
-# genome of RANDOM_MBP Mbp (fixed seed). Writes the table to
-# $OUT/bwt-bench.md. Needs bundle/ made with --data (bwa in bundle/peers).
+# Inputs: the lambda phage and E. coli MG1655 (bundle/data), 70 Mbp of human
+# chrX (smalt-examples' hs37chrXtrunc.fa.gz, when bundle/data has it) and a
+# random genome of RANDOM_MBP Mbp (fixed seed). When bundle/peers/bin has
+# seqan3-fm-build (scripts/build-seqan3-driver.sh), SeqAn 3's FM-index
+# construction over the same two strands is timed too (one run). Writes the
+# table to $OUT/bwt-bench.md. Needs bundle/ made with --data (bwa in
+# bundle/peers).
 #   DEVICE_EXTRA=scripts/device-bwt-bench.sh bash scripts/device-run.sh --no-cpu-tests
 # Environment: RUNS (default 3), RANDOM_MBP (default 20), OUT.
 set -uo pipefail
@@ -26,6 +30,14 @@ failures=0
 
 gzip -dc bundle/data/lambda_virus.fa.gz >"$work/lambda.fa"
 gzip -dc bundle/data/ecoli_MG1655.fasta.gz >"$work/ecoli.fa"
+inputs=(lambda ecoli)
+if [ -f bundle/data/hs37chrXtrunc.fa.gz ]; then
+  gzip -dc bundle/data/hs37chrXtrunc.fa.gz >"$work/chrx.fa"
+  inputs+=(chrx)
+fi
+inputs+=(random)
+seqan=""
+[ -x bundle/peers/bin/seqan3-fm-build ] && seqan=bundle/peers/bin/seqan3-fm-build
 python3 - "$work/random.fa" "$mbp" <<'PY'
 import random, sys
 path, mbp = sys.argv[1], int(sys.argv[2])
@@ -51,14 +63,19 @@ seconds() {  # seconds CMD...: wall seconds of one run (its output to the log)
   echo ""
   echo "bundle $(sed -n 's/^commit=//p' bundle/BUILD_INFO); wall seconds, whole process; seqfuse: median of $runs after one warm-up, bwa: one run"
   echo ""
-  echo "| input | bases | bwa index | seqfuse cpu | seqfuse gpu | gpu, 8 buckets | bwa / gpu | cpu / gpu | files identical |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| input | bases | bwa index | SeqAn 3 fm_index | seqfuse cpu | seqfuse gpu | gpu, 8 buckets | bwa / gpu | SeqAn / gpu | cpu / gpu | files identical |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
 } | tee "$table"
 
-for name in lambda ecoli random; do
+for name in "${inputs[@]}"; do
   fa="$work/$name.fa"
   bases=$(grep -v '^>' "$fa" | tr -d '\n' | wc -c)
   bwa_s=$(seconds bwa index -p "$work/bwa-$name" "$fa") || { failures=$((failures + 1)); continue; }
+  seqan_s=nan
+  if [ -n "$seqan" ]; then
+    seqan_s=$(seconds "$seqan" "$fa" --both-strands) || { failures=$((failures + 1)); seqan_s=nan; }
+    tail -n 1 "$work/log"  # its own read and build times
+  fi
   # The bucketed sort, forced: about eight buckets of the text's two strands.
   buckets=$((bases * 2 / 8 + 1000))
   for device in cpu gpu buckets; do
@@ -86,8 +103,9 @@ for name in lambda ecoli random; do
     done
   done
   [ $same = yes ] || failures=$((failures + 1))
-  awk -v n="$name" -v b="$bases" -v w="$bwa_s" -v c="$cpu_s" -v g="$gpu_s" -v k="$buckets_s" -v s="$same" \
-    'BEGIN {printf "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %s |\n", n, b, w, c, g, k, w / g, c / g, s}' |
+  awk -v n="$name" -v b="$bases" -v w="$bwa_s" -v q="$seqan_s" -v c="$cpu_s" -v g="$gpu_s" -v k="$buckets_s" -v s="$same" \
+    'BEGIN {printf "| %s | %d | %.3f | %s | %.3f | %.3f | %.3f | %.1f | %s | %.1f | %s |\n", n, b, w,
+            (q == "nan" ? "-" : sprintf("%.3f", q)), c, g, k, w / g, (q == "nan" ? "-" : sprintf("%.1f", q / g)), c / g, s}' |
     tee -a "$table"
 done
 echo ""
