@@ -1,7 +1,8 @@
 // fastp 0.23.2's overlap analysis of a read pair (read 1 against the reverse
 // complement of read 2) and the base correction built on it (-c), over plain
-// pointers so the CPU engine and a later GPU kernel share them. The reverse
-// complement is read on the fly instead of being built.
+// pointers so the CPU engine and a later GPU kernel share them. As in fastp,
+// read 2's reverse complement is built first (reverse_complement) into a
+// buffer the caller provides.
 #pragma once
 
 #include "gpu/preprocess/read_trim.hpp"
@@ -22,61 +23,82 @@ struct OverlapLimits {
   int diff_percent_limit = 20;  // --overlap_diff_percent_limit
 };
 
-// Base j of the reverse complement of seq2[0, len2).
-SF_HOST_DEVICE char reverse_complement_at(const char* seq2, int len2, int j) {
-  return complement_base(seq2[len2 - 1 - j]);
+// rc2 receives read 2's reverse complement (len2 bytes), as fastp builds it
+// before its overlap analysis.
+SF_HOST_DEVICE void reverse_complement(const char* seq2, int len2, char* rc2) {
+  for (int j = 0; j < len2; ++j) rc2[j] = complement_base(seq2[len2 - 1 - j]);
 }
 
-// fastp's OverlapAnalysis::analyze: first offsets 0, 1, ... (read 2's
-// reverse complement shifted right), then -1, -2, ... (the insert shorter
-// than the reads). A candidate's mismatches stop being counted once past the
-// limit within the first 50 bases; past 50 bases it is accepted anyway.
-SF_HOST_DEVICE Overlap analyze_overlap(const char* seq1, int len1, const char* seq2, int len2,
+// Eight bytes as one word (any alignment).
+SF_HOST_DEVICE unsigned long long load_word(const char* p) {
+  unsigned long long w = 0;
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  for (int k = 7; k >= 0; --k) w = (w << 8) | static_cast<unsigned char>(p[k]);
+#else
+  __builtin_memcpy(&w, p, 8);
+#endif
+  return w;
+}
+
+SF_HOST_DEVICE int popcount_word(unsigned long long x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __popcll(x);
+#else
+  return __builtin_popcountll(x);
+#endif
+}
+
+// Positions where a[0, n) and b[0, n) differ, eight at a time; counting may
+// stop as soon as the count exceeds `stop_above` (the result is then some
+// value above it).
+SF_HOST_DEVICE int count_mismatches(const char* a, const char* b, int n, int stop_above) {
+  constexpr unsigned long long kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  int count = 0;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const unsigned long long x = load_word(a + i) ^ load_word(b + i);
+    // The top bit of each byte of ((x & kLow7) + kLow7) | x is set exactly
+    // when that byte of x is not zero.
+    count += popcount_word((((x & kLow7) + kLow7) | x) & ~kLow7);
+    if (count > stop_above) return count;
+  }
+  for (; i < n; ++i) count += a[i] != b[i] ? 1 : 0;
+  return count;
+}
+
+// fastp's OverlapAnalysis::analyze over read 1 and read 2's reverse
+// complement rc2 (reverse_complement): first offsets 0, 1, ... (rc2 shifted
+// right), then -1, -2, ... (the insert shorter than the reads). fastp stops
+// counting a candidate's mismatches when they pass the limit within its
+// first 50 bases, and accepts any candidate it compared past base 50; so a
+// candidate is taken exactly when its first min(50, overlap) bases hold no
+// more mismatches than the limit, and its diff is then the whole overlap's.
+SF_HOST_DEVICE Overlap analyze_overlap(const char* seq1, int len1, const char* rc2, int len2,
                                        const OverlapLimits& limits) {
   constexpr int kCompleteCompare = 50;
   // fastp: (int)(overlap_len * (percent / 100.0)), kept in double.
   const double percent = limits.diff_percent_limit / 100.0;
   Overlap ov;
-  for (int offset = 0; offset < len1 - limits.length_required; ++offset) {
-    const int overlap = len1 - offset < len2 ? len1 - offset : len2;
+  const auto accept = [&](const char* a, const char* b, int offset, int overlap) {
     const int by_percent = static_cast<int>(overlap * percent);
     const int limit = limits.diff_limit < by_percent ? limits.diff_limit : by_percent;
-    int diff = 0;
-    int i = 0;
-    for (; i < overlap; ++i) {
-      if (seq1[offset + i] != reverse_complement_at(seq2, len2, i)) {
-        ++diff;
-        if (diff > limit && i < kCompleteCompare) break;
-      }
-    }
-    if (diff <= limit || i > kCompleteCompare) {
-      ov.overlapped = true;
-      ov.offset = offset;
-      ov.length = overlap;
-      ov.diff = diff;
-      return ov;
-    }
+    const int head = overlap < kCompleteCompare ? overlap : kCompleteCompare;
+    const int head_diff = count_mismatches(a, b, head, limit);
+    if (head_diff > limit) return false;
+    ov.overlapped = true;
+    ov.offset = offset;
+    ov.length = overlap;
+    ov.diff = head_diff + count_mismatches(a + head, b + head, overlap - head, overlap);
+    return true;
+  };
+  for (int offset = 0; offset < len1 - limits.length_required; ++offset) {
+    const int overlap = len1 - offset < len2 ? len1 - offset : len2;
+    if (accept(seq1 + offset, rc2, offset, overlap)) return ov;
   }
   for (int offset = 0; offset > -(len2 - limits.length_required); --offset) {
     const int shifted = len2 + offset;  // len2 - |offset|
     const int overlap = len1 < shifted ? len1 : shifted;
-    const int by_percent = static_cast<int>(overlap * percent);
-    const int limit = limits.diff_limit < by_percent ? limits.diff_limit : by_percent;
-    int diff = 0;
-    int i = 0;
-    for (; i < overlap; ++i) {
-      if (seq1[i] != reverse_complement_at(seq2, len2, i - offset)) {
-        ++diff;
-        if (diff > limit && i < kCompleteCompare) break;
-      }
-    }
-    if (diff <= limit || i > kCompleteCompare) {
-      ov.overlapped = true;
-      ov.offset = offset;
-      ov.length = overlap;
-      ov.diff = diff;
-      return ov;
-    }
+    if (accept(seq1, rc2 - offset, offset, overlap)) return ov;
   }
   return ov;
 }

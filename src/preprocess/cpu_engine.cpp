@@ -110,11 +110,12 @@ class CpuTrimEngine final : public TrimEngine {
   [[nodiscard]] std::string name() const override { return "cpu"; }
 
   void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) override {
+    std::string scratch;  // read 2's reverse complement, reused across the chunk
     for (std::size_t i = 0; i < reads.size(); ++i) {
       if (mates == nullptr)
         trim_single(reads, reads.records[i], out, tally);
       else
-        trim_pair(reads, reads.records[i], *mates, mates->records[i], out, tally);
+        trim_pair(reads, reads.records[i], *mates, mates->records[i], out, tally, scratch);
     }
   }
 
@@ -184,7 +185,10 @@ class CpuTrimEngine final : public TrimEngine {
   void overlapped(const WorkRead& r1, const WorkRead& r2, std::string& out) const {
     kernel::OverlapLimits exact = limits_;
     exact.diff_percent_limit = 0;
-    const kernel::Overlap ov = kernel::analyze_overlap(r1.s(), r1.length, r2.s(), r2.length, exact);
+    std::string rc2(static_cast<std::size_t>(r2.length), 'N');
+    kernel::reverse_complement(r2.s(), r2.length, rc2.data());
+    const kernel::Overlap ov =
+        kernel::analyze_overlap(r1.s(), r1.length, rc2.data(), r2.length, exact);
     if (!ov.overlapped) return;
     const int from = std::min(r1.length, std::max(ov.offset, 0) + ov.length);
     WorkRead part = r1;
@@ -231,7 +235,7 @@ class CpuTrimEngine final : public TrimEngine {
   }
 
   void trim_pair(ReadChunk& chunk1, FastqRecord& record1, ReadChunk& chunk2, FastqRecord& record2,
-                 ChunkOutput& out, TrimTally& tally) const {
+                 ChunkOutput& out, TrimTally& tally, std::string& rc2) const {
     WorkRead r1(chunk1, record1), r2(chunk2, record2);
     r1.fix_mgi = r2.fix_mgi = s_.fix_mgi_id;
     tally.before1.add(r1.seq_view(), r1.qual_view());
@@ -248,8 +252,10 @@ class CpuTrimEngine final : public TrimEngine {
       poly_g(r2);
     }
     if (both) {
+      rc2.resize(static_cast<std::size_t>(r2.length));
+      kernel::reverse_complement(r2.s(), r2.length, rc2.data());
       const kernel::Overlap ov =
-          kernel::analyze_overlap(r1.s(), r1.length, r2.s(), r2.length, limits_);
+          kernel::analyze_overlap(r1.s(), r1.length, rc2.data(), r2.length, limits_);
       // fastp fills the histogram on its first worker thread only; seqfuse
       // counts every pair (the same with fastp -w 1).
       const int size = kernel::insert_size(ov, r1.length, r2.length, r1.front_trimmed,

@@ -114,8 +114,9 @@ TEST_CASE("overlap analysis and base correction match fastp's examples", "[prepr
   const std::string r2 =
       "ACCTCCAGCGGCTCGATACGCAGTGAGAAGTCACCGCGCTCAAAGGCATCCGCGCCCACAGCCACGCGGTCGCGCAGAAAAAGGGGTCC";
   const kernel::OverlapLimits limits{2, 30, 20};
+  const std::string rc2 = ref::reverse_complement(r2);
   const kernel::Overlap ov = kernel::analyze_overlap(
-      r1.data(), static_cast<int>(r1.size()), r2.data(), static_cast<int>(r2.size()), limits);
+      r1.data(), static_cast<int>(r1.size()), rc2.data(), static_cast<int>(rc2.size()), limits);
   CHECK(ov.overlapped);
   CHECK(ov.offset == 10);
   CHECK(ov.length == 79);
@@ -125,7 +126,10 @@ TEST_CASE("overlap analysis and base correction match fastp's examples", "[prepr
   std::string s2 = "AAAAAAAAAACCCCGGGGAAAATTTTAAAATTGGGGGGGGGGTGGGGGGGGGGGGG";
   std::string q1 = "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE/EEEEE";
   std::string q2 = "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE/EEEEEEEEEEEEE";
-  const kernel::Overlap ov2 = kernel::analyze_overlap(s1.data(), 56, s2.data(), 56, {5, 30, 20});
+  std::string rc(56, 'N');
+  kernel::reverse_complement(s2.data(), 56, rc.data());
+  CHECK(rc == ref::reverse_complement(s2));
+  const kernel::Overlap ov2 = kernel::analyze_overlap(s1.data(), 56, rc.data(), 56, {5, 30, 20});
   std::array<std::uint64_t, 64> matrix{};
   const kernel::Correction c = kernel::correct_overlap(s1.data(), q1.data(), 56, s2.data(),
                                                        q2.data(), 56, ov2, matrix.data());
@@ -255,7 +259,7 @@ TEST_CASE("shared trimming agrees with the scalar reference on random reads", "[
 
 TEST_CASE("overlap analysis agrees with the scalar reference on random pairs", "[preprocess]") {
   ReadMaker maker;
-  for (int round = 0; round < 3000; ++round) {
+  for (int round = 0; round < 6000; ++round) {
     // A fragment read from both ends, with errors, sometimes unrelated reads.
     const int insert = maker.uniform(1, 300);
     std::string fragment;
@@ -274,13 +278,34 @@ TEST_CASE("overlap analysis agrees with the scalar reference on random pairs", "
     const int diff_limit = maker.uniform(0, 8), require = maker.uniform(0, 40),
               percent = maker.uniform(0, 100);
     const ref::Overlap expected = ref::overlap(r1, r2, diff_limit, require, percent / 100.0);
+    const std::string rc2 = ref::reverse_complement(r2);
     const kernel::Overlap got =
-        kernel::analyze_overlap(r1.data(), static_cast<int>(r1.size()), r2.data(),
-                                static_cast<int>(r2.size()), {diff_limit, require, percent});
+        kernel::analyze_overlap(r1.data(), static_cast<int>(r1.size()), rc2.data(),
+                                static_cast<int>(rc2.size()), {diff_limit, require, percent});
     INFO(r1 << " " << r2 << " " << diff_limit << " " << require << " " << percent);
     REQUIRE(got.overlapped == expected.overlapped);
     REQUIRE(got.offset == expected.offset);
     REQUIRE(got.length == expected.length);
     REQUIRE(got.diff == expected.diff);
+  }
+}
+
+TEST_CASE("mismatch counting eight bytes at a time", "[preprocess]") {
+  ReadMaker maker;
+  for (int round = 0; round < 2000; ++round) {
+    const int n = maker.uniform(0, 70);
+    std::string a, b;
+    for (int i = 0; i < n; ++i) {
+      a += static_cast<char>(maker.uniform(0, 255));
+      b += maker.uniform(0, 3) == 0 ? static_cast<char>(maker.uniform(0, 255)) : a.back();
+    }
+    int expected = 0;
+    for (int i = 0; i < n; ++i)
+      expected += a[static_cast<std::size_t>(i)] != b[static_cast<std::size_t>(i)];
+    REQUIRE(kernel::count_mismatches(a.data(), b.data(), n, n) == expected);
+    const int stop = maker.uniform(0, 10);
+    const int early = kernel::count_mismatches(a.data(), b.data(), n, stop);
+    REQUIRE((early > stop) == (expected > stop));
+    if (expected <= stop) REQUIRE(early == expected);
   }
 }
