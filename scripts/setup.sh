@@ -10,13 +10,16 @@ packages=(build-essential cmake ninja-build pkg-config git
           libhts-dev libcli11-dev catch2 libdeflate-dev libisal-dev zlib1g-dev
           nlohmann-json3-dev libopenblas-dev libhdf5-dev libdivsufsort-dev)
 peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf multiqc)
+# Libraries that peer drivers are built from (scripts/build-seqan3-driver.sh); with
+# --peers. SeqAn 3.2 carries the sdsl-lite 3 it needs (Debian's libsdsl-dev is 2.1.1).
+peer_builds=(libseqan3-dev zlib1g-dev libbz2-dev)
 hip=(hipcc libamdhip64-dev librocprim-dev)
 data=(mmseqs2-examples bowtie2-examples shovill-examples adapterremoval-examples
       ragout-examples hmmer-examples)
 
 for arg in "$@"; do
   case "$arg" in
-    --peers) packages+=("${peers[@]}") ;;
+    --peers) packages+=("${peers[@]}" "${peer_builds[@]}") ;;
     --hip) packages+=("${hip[@]}") ;;
     --data) packages+=("${data[@]}") ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
