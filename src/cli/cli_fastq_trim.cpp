@@ -147,6 +147,9 @@ Subcommand add_fastq_trim(CLI::App& parent) {
   app->add_option("-j,--json", t.json, "fastp JSON report ('' for none)")->capture_default_str();
   app->add_option("-h,--html", t.html, "HTML report ('' for none)")->capture_default_str();
   app->add_option("-R,--report_title", t.report_title, "HTML report title")->capture_default_str();
+  app->add_flag("-D,--dedup", t.dedup, "Drop reads (pairs) seen before; the first copy stays");
+  app->add_option("--dup_calc_accuracy", t.dup_calc_accuracy,
+                  "fastp's duplication accuracy level, 1 to 6 (default 3 with -D, else 1)");
   app->add_flag("--dont_eval_duplication", t.dont_eval_duplication,
                 "No duplication estimate (saves its 512 MiB table)");
   app->add_option("-w,--thread", t.threads, "Worker threads (0: all hardware threads)")

@@ -98,8 +98,7 @@ void append_read(std::string& out, const WorkRead& r, std::string_view tag = {})
 
 class CpuTrimEngine final : public TrimEngine {
  public:
-  CpuTrimEngine(const TrimPlan& plan, Duplication* duplication)
-      : plan_(plan), s_(plan.settings), duplication_(duplication) {
+  explicit CpuTrimEngine(const TrimPlan& plan) : plan_(plan), s_(plan.settings) {
     limits_.diff_limit = s_.overlap_diff_limit;
     limits_.length_required = s_.overlap_len_require;
     limits_.diff_percent_limit = s_.overlap_diff_percent_limit;
@@ -212,7 +211,8 @@ class CpuTrimEngine final : public TrimEngine {
     tally.before1.add(r.seq_view(), r.qual_view());
     ++tally.reads_in;
     tally.bases_in += record.length;
-    if (duplication_) (void)duplication_->check_read(r.seq_view());
+    // -D: counted under its fate, written nowhere (fastp's dedupOut).
+    const bool dropped = plan_.dedup && record.duplicate;
     cut(r, 0);
     if (r.kept && s_.poly_g) poly_g(r);
     if (r.kept && s_.adapter_trimming) {
@@ -224,6 +224,7 @@ class CpuTrimEngine final : public TrimEngine {
     if (r.kept) max_length(r, 0);
     const int result = fate(r);
     tally.counts.add(static_cast<ReadFate>(result));
+    if (dropped) return;
     if (r.kept && result == kernel::kFatePassed) {
       append_read(out.out1, r);
       tally.after1.add(r.seq_view(), r.qual_view());
@@ -242,7 +243,7 @@ class CpuTrimEngine final : public TrimEngine {
     tally.before2.add(r2.seq_view(), r2.qual_view());
     tally.reads_in += 2;
     tally.bases_in += record1.length + record2.length;
-    if (duplication_) (void)duplication_->check_pair(r1.seq_view(), r2.seq_view());
+    const bool dropped = plan_.dedup && record1.duplicate;
     FilterCounts& counts = tally.counts;
     cut(r1, 0);
     cut(r2, 1);
@@ -306,6 +307,7 @@ class CpuTrimEngine final : public TrimEngine {
     const int result1 = fate(r1);
     const int result2 = fate(r2);
     counts.add(static_cast<ReadFate>(std::max(result1, result2)), 2);
+    if (dropped) return;
     const bool pass1 = r1.kept && result1 == kernel::kFatePassed;
     const bool pass2 = r2.kept && result2 == kernel::kFatePassed;
     if (pass1 && pass2) {
@@ -346,15 +348,14 @@ class CpuTrimEngine final : public TrimEngine {
 
   const TrimPlan& plan_;
   const TrimSettings& s_;
-  Duplication* duplication_;
   kernel::OverlapLimits limits_;
   int fasta_match_required_ = 4;
 };
 
 }  // namespace
 
-std::unique_ptr<TrimEngine> make_cpu_trim_engine(const TrimPlan& plan, Duplication* duplication) {
-  return std::make_unique<CpuTrimEngine>(plan, duplication);
+std::unique_ptr<TrimEngine> make_cpu_trim_engine(const TrimPlan& plan) {
+  return std::make_unique<CpuTrimEngine>(plan);
 }
 
 }  // namespace seqfuse::preprocess

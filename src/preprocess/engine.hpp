@@ -13,7 +13,6 @@
 
 #include "preprocess/fastq_records.hpp"
 #include "preprocess/filter_counts.hpp"
-#include "preprocess/report/duplication.hpp"
 #include "preprocess/report/read_stats.hpp"
 #include "preprocess/trim_options.hpp"
 
@@ -29,6 +28,7 @@ struct TrimPlan {
   bool write_unpaired1 = false;             // --unpaired1
   bool write_unpaired2 = false;             // --unpaired2 naming a file of its own
   bool write_overlapped = false;            // --overlapped_out
+  bool dedup = false;                       // -D: records marked duplicate are not written
 };
 
 // The bytes one chunk adds to each output, uncompressed.
@@ -67,9 +67,8 @@ class TrimEngine {
   virtual void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) = 0;
 };
 
-// `duplication` (nullable, thread-safe) gets every read or pair before
-// trimming, as fastp feeds its duplication estimate.
-[[nodiscard]] std::unique_ptr<TrimEngine> make_cpu_trim_engine(const TrimPlan& plan,
-                                                               Duplication* duplication);
+// Records come marked `duplicate` by the reading side (trim_run.cpp), which
+// feeds fastp's duplication estimate in input order.
+[[nodiscard]] std::unique_ptr<TrimEngine> make_cpu_trim_engine(const TrimPlan& plan);
 
 }  // namespace seqfuse::preprocess

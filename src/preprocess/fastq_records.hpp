@@ -19,6 +19,7 @@ struct FastqRecord {
   std::uint32_t plus = 0, plus_length = 0;      // from the '+'
   std::uint32_t seq = 0, qual = 0;
   std::uint32_t length = 0;
+  bool duplicate = false;  // seen before (the duplication estimate, in input order)
 };
 
 // Up to a few thousand records (or pairs, with read 2 in a second chunk).

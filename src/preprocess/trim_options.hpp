@@ -61,7 +61,9 @@ struct TrimOptions {
   std::string json = "fastp.json", html = "fastp.html";
   std::string report_title = "fastp report";
   bool dont_eval_duplication = false;
-  int threads = 3;  // -w, fastp's default 3
+  bool dedup = false;         // -D: drop reads (pairs) seen before
+  int dup_calc_accuracy = 0;  // 1 to 6; 0: fastp's default, 3 with -D, else 1
+  int threads = 3;            // -w, fastp's default 3
   // Resolved by the CLI.
   std::string command_line;
   bool gpu_required = false;  // --device gpu

@@ -15,6 +15,7 @@
 #include "preprocess/engine.hpp"
 #include "preprocess/gzip_member.hpp"
 #include "preprocess/input_evaluation.hpp"
+#include "preprocess/report/duplication.hpp"
 #include "preprocess/report/html_report.hpp"
 #include "preprocess/report/json_report.hpp"
 
@@ -63,8 +64,12 @@ std::string& stream_text(ChunkOutput& out, int stream) {
 // interleaved file), checking that the mates keep step.
 class ReadSource {
  public:
-  explicit ReadSource(const TrimOptions& o)
+  // `duplication` (nullable) sees every record (pair) as it is read: in
+  // input order, so which copy of a duplicate counts as the first is
+  // fastp's with one worker (-w 1), whatever -w is here.
+  ReadSource(const TrimOptions& o, Duplication* duplication)
       : interleaved_(o.interleaved_in),
+        duplication_(duplication),
         limit_(o.reads_to_process > 0 ? static_cast<std::uint64_t>(o.reads_to_process) : 0),
         reader1_(o.stdin_input ? std::string("-") : o.in1, o.phred64),
         reader2_(o.in2.empty() ? nullptr : std::make_unique<FastqRecordReader>(o.in2, o.phred64)) {}
@@ -88,6 +93,20 @@ class ReadSource {
 
  private:
   bool next(Slot& slot) {
+    const bool got = next_record(slot);
+    if (got && duplication_) {
+      FastqRecord& r1 = slot.reads.records.back();
+      if (paired()) {
+        const FastqRecord& r2 = slot.mates.records.back();
+        r1.duplicate = duplication_->check_pair(slot.reads.seq(r1), slot.mates.seq(r2));
+      } else {
+        r1.duplicate = duplication_->check_read(slot.reads.seq(r1));
+      }
+    }
+    return got;
+  }
+
+  bool next_record(Slot& slot) {
     const bool got1 = reader1_.next(slot.reads);
     if (interleaved_) {
       if (got1 && !reader1_.next(slot.mates))
@@ -109,6 +128,7 @@ class ReadSource {
   }
 
   bool interleaved_;
+  Duplication* duplication_;
   std::uint64_t limit_;
   FastqRecordReader reader1_;
   std::unique_ptr<FastqRecordReader> reader2_;
@@ -204,9 +224,17 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   choose_adapters(options, evaluate, plan, adapter_cutting, report);
   trace("fastq-trim: evaluation done");
 
+  // fastp: -D turns the estimate on whatever --dont_eval_duplication says,
+  // at accuracy 3 unless --dup_calc_accuracy is given (clamped to 1..6).
   std::unique_ptr<Duplication> duplication;
-  if (!options.dont_eval_duplication) duplication = std::make_unique<Duplication>(1);
-  const std::unique_ptr<TrimEngine> engine = make_cpu_trim_engine(plan, duplication.get());
+  if (!options.dont_eval_duplication || options.dedup) {
+    const int accuracy = options.dup_calc_accuracy > 0 ? std::min(options.dup_calc_accuracy, 6)
+                         : options.dedup               ? 3
+                                                       : 1;
+    duplication = std::make_unique<Duplication>(accuracy);
+  }
+  plan.dedup = options.dedup;
+  const std::unique_ptr<TrimEngine> engine = make_cpu_trim_engine(plan);
 
   const unsigned threads = resolve_threads(options.threads);
   const int length2 = options.interleaved_in ? glance1.read_length : glance2.read_length;
@@ -216,7 +244,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   for (unsigned t = 0; t < threads; ++t)
     compressors.push_back(std::make_unique<GzipCompressor>(options.compression));
 
-  ReadSource source(options);
+  ReadSource source(options, duplication.get());
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
   std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
   const auto fill_group = [&source](std::vector<Slot>& group) {

@@ -17,7 +17,7 @@
 #     with windows and mean qualities, -g/-G/-x, -y/-Y, -e, -l, --length_limit,
 #     -n/-q/-u, -Q/-L, -c with overlap limits, --interleaved_in, --unpaired1/2,
 #     --failed_out, --stdin, --stdout, gzip output, -6, --reads_to_process,
-#     --fix_mgi_id, --overlapped_out.
+#     --fix_mgi_id, --overlapped_out, -D/--dedup, --dup_calc_accuracy.
 # fastp or the data missing is a failure, not a skip: scripts/setup.sh
 # --peers installs fastp (and python3), --data the example packages.
 # Usage: fastq_trim_vs_fastp.sh SEQFUSE_BINARY TESTS_DATA_DIR
@@ -162,6 +162,10 @@ same edge_pe_overlapped pe $edge -- --overlapped_out @D@/overlapped.fq -x --over
 compare_names=0
 same sim_pe_overlapped pe $sim -- --overlapped_out @D@/overlapped.fq --fix_mgi_id --dont_eval_duplication
 compare_names=1
+# Deduplication: the first copy in input order stays (fastp -w 1's choice).
+same sim_se_dedup se "$work/sim_1.fq" -- -D --failed_out @D@/failed.fq
+same sv_se_dedup se "$work/sv_1.fq.gz" -- -D --dup_calc_accuracy 2
+same sim_pe_dedup pe $sim -- -D --unpaired1 @D@/u1.fq -e 28
 # Streams.
 same sim_pe_stdout pe-stdout $sim -- --dont_eval_duplication
 same sim_se_stdin se-stdin "$work/sim_1.fq" -- -x --dont_eval_duplication
