@@ -58,6 +58,13 @@ Subcommand add_fastq_trim(CLI::App& parent) {
   app->add_option("--overlapped_out", t.overlapped_out,
                   "Paired-end: read 1 past an exact overlap (fastp's bytes, see docs)");
   app->add_flag("--fix_mgi_id", t.fix_mgi_id, "Write '@name/1' headers as '@name /1'");
+  app->add_flag("-U,--umi", t.umi, "Move UMIs into the read names");
+  app->add_option("--umi_loc", t.umi_loc, "index1, index2, read1, read2, per_index or per_read");
+  app->add_option("--umi_len", t.umi_len, "UMI length (read1, read2, per_read)")
+      ->capture_default_str();
+  app->add_option("--umi_prefix", t.umi_prefix, "Name tag ':PREFIX_UMI' instead of ':UMI'");
+  app->add_option("--umi_skip", t.umi_skip, "Bases after the UMI dropped too")
+      ->capture_default_str();
   app->add_option("-z,--compression", t.compression, "gzip level of .gz outputs, 1 to 9")
       ->capture_default_str();
   app->add_flag("--stdin", t.stdin_input, "Read 1 (or interleaved pairs) from standard input");

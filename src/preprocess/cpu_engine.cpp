@@ -8,6 +8,7 @@
 #include "gpu/preprocess/read_filter.hpp"
 #include "gpu/preprocess/read_trim.hpp"
 #include "preprocess/engine.hpp"
+#include "preprocess/umi.hpp"
 
 namespace seqfuse::preprocess {
 namespace {
@@ -46,15 +47,23 @@ struct WorkRead {
   char* seq = nullptr;   // the record's bases
   char* qual = nullptr;  // the record's qualities
   bool kept = true;      // false: fastp's NULL read, dropped by trimAndCut
-  bool fix_mgi = false;  // --fix_mgi_id
   int begin = 0, length = 0, front_trimmed = 0;
+  // What trimAndCut starts from (after UMI trimming), and what fastp writes
+  // to --failed_out when trimAndCut drops the read.
+  int base_begin = 0, base_length = 0;
+  // A header fastp changed (--fix_mgi_id, UMIs); empty: the record's.
+  std::string renamed;
 
   WorkRead(ReadChunk& c, FastqRecord& r)
       : chunk(&c),
         record(&r),
         seq(c.seq_data(r)),
         qual(c.qual_data(r)),
-        length(static_cast<int>(r.length)) {}
+        length(static_cast<int>(r.length)),
+        base_length(static_cast<int>(r.length)) {}
+  [[nodiscard]] std::string_view header() const {
+    return renamed.empty() ? chunk->header(*record) : std::string_view(renamed);
+  }
   [[nodiscard]] char* s() const { return seq + begin; }
   [[nodiscard]] char* q() const { return qual + begin; }
   [[nodiscard]] std::string_view seq_view() const {
@@ -63,8 +72,21 @@ struct WorkRead {
   [[nodiscard]] std::string_view qual_view() const {
     return {q(), static_cast<std::size_t>(length)};
   }
-  [[nodiscard]] std::string_view original_seq() const { return {seq, record->length}; }
-  [[nodiscard]] std::string_view original_qual() const { return {qual, record->length}; }
+  [[nodiscard]] std::string_view original_seq() const {
+    return {seq + base_begin, static_cast<std::size_t>(base_length)};
+  }
+  [[nodiscard]] std::string_view original_qual() const {
+    return {qual + base_begin, static_cast<std::size_t>(base_length)};
+  }
+  // fastp's Read::trimFront: up to n bases off the front, one always left.
+  void trim_front(int n) {
+    n = std::min(length - 1, n);
+    if (n <= 0) return;
+    begin += n;
+    length -= n;
+    base_begin = begin;
+    base_length = length;
+  }
 };
 
 void append_read(std::string& out, const WorkRead& r, std::string_view tag = {}) {
@@ -72,17 +94,7 @@ void append_read(std::string& out, const WorkRead& r, std::string_view tag = {})
   // trimming dropped it (its NULL read leaves the original untouched).
   const std::string_view seq = r.kept ? r.seq_view() : r.original_seq();
   const std::string_view qual = r.kept ? r.qual_view() : r.original_qual();
-  const std::string_view header = r.chunk->header(*r.record);
-  const std::size_t n = header.size();
-  // --fix_mgi_id: "@name/1" becomes "@name /1", as fastp renames the read.
-  if (r.fix_mgi && n >= 2 && (header[n - 1] == '1' || header[n - 1] == '2') &&
-      header[n - 2] == '/') {
-    out += header.substr(0, n - 2);
-    out += ' ';
-    out += header.substr(n - 2);
-  } else {
-    out += header;
-  }
+  out += r.header();
   if (!tag.empty()) {
     out += ' ';
     out += tag;
@@ -123,12 +135,74 @@ class CpuTrimEngine final : public TrimEngine {
   void cut(WorkRead& r, int side) const {
     kernel::KeptPart part;
     r.kept =
-        kernel::trim_and_cut(r.seq, r.qual, r.length, s_.front[side], s_.tail[side], s_.cut, &part);
+        kernel::trim_and_cut(r.s(), r.q(), r.length, s_.front[side], s_.tail[side], s_.cut, &part);
     if (r.kept) {
-      r.begin = part.begin;
+      r.begin += part.begin;
       r.length = part.length;
       r.front_trimmed = part.front_trimmed;
     }
+  }
+
+  // --fix_mgi_id: "@name/1" becomes "@name /1", as fastp renames the read.
+  static void fix_mgi(WorkRead& r) {
+    const std::string_view h = r.header();
+    const std::size_t n = h.size();
+    if (n >= 2 && (h[n - 1] == '1' || h[n - 1] == '2') && h[n - 2] == '/')
+      r.renamed = std::string(h.substr(0, n - 2)) + " " + std::string(h.substr(n - 2));
+  }
+
+  void name_umi(WorkRead& r, std::string_view umi) const {
+    if (r.renamed.empty()) r.renamed = std::string(r.header());
+    add_umi_to_name(r.renamed, umi, s_.umi_prefix);
+  }
+
+  // fastp's UmiProcessor::process; r2 null for single-end reads.
+  void umi(WorkRead& r1, WorkRead* r2) const {
+    const auto take = [&](WorkRead& r) {
+      std::string taken(r.s(), static_cast<std::size_t>(std::min(r.length, s_.umi_len)));
+      r.trim_front(static_cast<int>(taken.size()) + s_.umi_skip);
+      return taken;
+    };
+    std::string found;
+    switch (s_.umi) {
+      case UmiLocation::index1:
+        found = first_index(r1.header());
+        break;
+      case UmiLocation::index2:
+        if (r2) found = last_index(r2->header());
+        break;
+      case UmiLocation::read1:
+        found = take(r1);
+        break;
+      case UmiLocation::read2:
+        if (r2) found = take(*r2);
+        break;
+      case UmiLocation::per_index: {
+        std::string merged(first_index(r1.header()));
+        if (r2) {
+          merged += '_';
+          merged += last_index(r2->header());
+        }
+        name_umi(r1, merged);
+        if (r2) name_umi(*r2, merged);
+        return;
+      }
+      case UmiLocation::per_read: {
+        std::string merged = take(r1);
+        if (r2) {
+          merged += '_';
+          merged += take(*r2);
+        }
+        name_umi(r1, merged);
+        if (r2) name_umi(*r2, merged);
+        return;
+      }
+      case UmiLocation::none:
+        return;
+    }
+    if (found.empty()) return;
+    name_umi(r1, found);
+    if (r2) name_umi(*r2, found);
   }
 
   void poly_g(WorkRead& r) const {
@@ -207,12 +281,13 @@ class CpuTrimEngine final : public TrimEngine {
   void trim_single(ReadChunk& chunk, FastqRecord& record, ChunkOutput& out,
                    TrimTally& tally) const {
     WorkRead r(chunk, record);
-    r.fix_mgi = s_.fix_mgi_id;
     tally.before1.add(r.seq_view(), r.qual_view());
     ++tally.reads_in;
     tally.bases_in += record.length;
     // -D: counted under its fate, written nowhere (fastp's dedupOut).
     const bool dropped = plan_.dedup && record.duplicate;
+    if (s_.fix_mgi_id) fix_mgi(r);
+    if (s_.umi != UmiLocation::none) umi(r, nullptr);
     cut(r, 0);
     if (r.kept && s_.poly_g) poly_g(r);
     if (r.kept && s_.adapter_trimming) {
@@ -238,13 +313,17 @@ class CpuTrimEngine final : public TrimEngine {
   void trim_pair(ReadChunk& chunk1, FastqRecord& record1, ReadChunk& chunk2, FastqRecord& record2,
                  ChunkOutput& out, TrimTally& tally, std::string& rc2) const {
     WorkRead r1(chunk1, record1), r2(chunk2, record2);
-    r1.fix_mgi = r2.fix_mgi = s_.fix_mgi_id;
     tally.before1.add(r1.seq_view(), r1.qual_view());
     tally.before2.add(r2.seq_view(), r2.qual_view());
     tally.reads_in += 2;
     tally.bases_in += record1.length + record2.length;
     const bool dropped = plan_.dedup && record1.duplicate;
     FilterCounts& counts = tally.counts;
+    if (s_.fix_mgi_id) {
+      fix_mgi(r1);
+      fix_mgi(r2);
+    }
+    if (s_.umi != UmiLocation::none) umi(r1, &r2);
     cut(r1, 0);
     cut(r2, 1);
     const bool both = r1.kept && r2.kept;

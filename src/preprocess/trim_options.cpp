@@ -1,6 +1,7 @@
 #include "preprocess/trim_options.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/error.hpp"
 
@@ -91,6 +92,23 @@ void validate(const TrimOptions& c) {
     if (sequence.size() <= 3) add(std::string(name) + " must be longer than 3 bases");
     if (!is_acgt(sequence)) add(std::string(name) + " may hold only A, C, G and T");
   }
+  if (c.umi) {  // fastp's checks
+    const UmiLocation where = parse_umi_location(c.umi_loc);
+    if (where == UmiLocation::none)
+      add("-U/--umi needs --umi_loc index1, index2, read1, read2, per_index or per_read");
+    if (!paired && (where == UmiLocation::index2 || where == UmiLocation::read2))
+      add("--umi_loc " + c.umi_loc + " needs paired input");
+    const bool in_read = where == UmiLocation::read1 || where == UmiLocation::read2 ||
+                         where == UmiLocation::per_read;
+    if (in_read && (c.umi_len < 1 || c.umi_len > 100)) add("--umi_len must be 1 to 100");
+    if (in_read && (c.umi_skip < 0 || c.umi_skip > 100)) add("--umi_skip must be 0 to 100");
+    if (!in_read && where != UmiLocation::none && (c.umi_len > 0 || c.umi_skip > 0))
+      add("--umi_len and --umi_skip are for --umi_loc read1, read2 or per_read");
+    if (c.umi_prefix.size() >= 10) add("--umi_prefix must be shorter than 10");
+    if (!std::all_of(c.umi_prefix.begin(), c.umi_prefix.end(),
+                     [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; }))
+      add("--umi_prefix may hold only letters and digits");
+  }
   if (!problems.empty()) throw UsageError(problems);
 }
 
@@ -133,6 +151,12 @@ TrimSettings resolve(const TrimOptions& o) {
   s.overlap_diff_limit = o.overlap_diff_limit;
   s.overlap_diff_percent_limit = o.overlap_diff_percent_limit;
   s.fix_mgi_id = o.fix_mgi_id;
+  if (o.umi) {
+    s.umi = parse_umi_location(o.umi_loc);
+    s.umi_len = o.umi_len;
+    s.umi_skip = o.umi_skip;
+    s.umi_prefix = o.umi_prefix;
+  }
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "gpu/preprocess/read_filter.hpp"
 #include "gpu/preprocess/read_trim.hpp"
+#include "preprocess/umi.hpp"
 
 namespace seqfuse::preprocess {
 
@@ -19,8 +20,13 @@ struct TrimOptions {
   bool stdout_output = false;
   bool interleaved_in = false;
   std::string unpaired1, unpaired2, failed_out;
-  std::string overlapped_out;      // paired: read 1's part past an exact overlap (fastp's bytes)
-  bool fix_mgi_id = false;         // "@name/1" headers written as "@name /1"
+  std::string overlapped_out;  // paired: read 1's part past an exact overlap (fastp's bytes)
+  bool fix_mgi_id = false;     // "@name/1" headers written as "@name /1"
+  // UMIs (-U): where they are (index1 index2 read1 read2 per_index per_read),
+  // their length and the bases after them dropped (read locations), a prefix.
+  bool umi = false;
+  std::string umi_loc, umi_prefix;
+  int umi_len = 0, umi_skip = 0;
   int compression = 4;             // -z, gzip level of .gz outputs
   bool phred64 = false;            // -6: qualities in phred+64, written as phred+33
   long long reads_to_process = 0;  // 0: all; else the first N reads (pairs)
@@ -83,6 +89,9 @@ struct TrimSettings {
   bool correction = false;
   int overlap_len_require = 30, overlap_diff_limit = 5, overlap_diff_percent_limit = 20;
   bool fix_mgi_id = false;
+  UmiLocation umi = UmiLocation::none;
+  int umi_len = 0, umi_skip = 0;
+  std::string umi_prefix;
 };
 
 // Throws UsageError naming every problem with the values at once (fastp's

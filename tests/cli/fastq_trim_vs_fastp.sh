@@ -17,7 +17,8 @@
 #     with windows and mean qualities, -g/-G/-x, -y/-Y, -e, -l, --length_limit,
 #     -n/-q/-u, -Q/-L, -c with overlap limits, --interleaved_in, --unpaired1/2,
 #     --failed_out, --stdin, --stdout, gzip output, -6, --reads_to_process,
-#     --fix_mgi_id, --overlapped_out, -D/--dedup, --dup_calc_accuracy.
+#     --fix_mgi_id, --overlapped_out, -D/--dedup, --dup_calc_accuracy,
+#     -U with every --umi_loc, --umi_len, --umi_skip, --umi_prefix.
 # fastp or the data missing is a failure, not a skip: scripts/setup.sh
 # --peers installs fastp (and python3), --data the example packages.
 # Usage: fastq_trim_vs_fastp.sh SEQFUSE_BINARY TESTS_DATA_DIR
@@ -162,6 +163,12 @@ same edge_pe_overlapped pe $edge -- --overlapped_out @D@/overlapped.fq -x --over
 compare_names=0
 same sim_pe_overlapped pe $sim -- --overlapped_out @D@/overlapped.fq --fix_mgi_id --dont_eval_duplication
 compare_names=1
+# UMIs from the index in the name (NextSeq names), from the reads, per pair.
+same ns_se_umi_index1 se "$work/ns_1.fq" -- -U --umi_loc index1 --dont_eval_duplication
+same ns_pe_umi_per_index pe $ns -- -U --umi_loc per_index --umi_prefix UMI --fix_mgi_id --dont_eval_duplication
+same sim_pe_umi_read1 pe $sim -- -U --umi_loc read1 --umi_len 8 --umi_skip 2 --failed_out @D@/failed.fq -e 28 --dont_eval_duplication
+same edge_pe_umi_per_read pe $edge -- -U --umi_loc per_read --umi_len 5 --umi_skip 1 --failed_out @D@/failed.fq -5 -3 --dont_eval_duplication
+same ns_pe_umi_index2 pe $ns -- -U --umi_loc index2 --dont_eval_duplication
 # Deduplication: the first copy in input order stays (fastp -w 1's choice).
 same sim_se_dedup se "$work/sim_1.fq" -- -D --failed_out @D@/failed.fq
 same sv_se_dedup se "$work/sv_1.fq.gz" -- -D --dup_calc_accuracy 2
