@@ -98,7 +98,10 @@ def main():
             q2 = quality(rng, len(r2), rng.choice(styles))
             if nextseq:
                 name = "NB501234:77:HXXXXBGX3:1:11101:%d:%d" % (1000 + n, 2000 + n % 97)
-                c1, c2 = " 1:N:0:ATCACG", " 2:N:0:ATCACG"
+                # Dual indexes: a few barcodes, some with a sequencing error.
+                i1 = rng.choice(["ATCACG", "CGATGT", "TTAGGC", "TGACCA", "CGATGA"])
+                i2 = rng.choice(["AGATCT", "GTCAAG", "AGATCA"])
+                c1, c2 = " 1:N:0:%s+%s" % (i1, i2), " 2:N:0:%s+%s" % (i1, i2)
             else:
                 name = "SIM_%d" % n
                 c1, c2 = "/1", "/2"

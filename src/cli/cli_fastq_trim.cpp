@@ -58,6 +58,13 @@ Subcommand add_fastq_trim(CLI::App& parent) {
   app->add_option("--overlapped_out", t.overlapped_out,
                   "Paired-end: read 1 past an exact overlap (fastp's bytes, see docs)");
   app->add_flag("--fix_mgi_id", t.fix_mgi_id, "Write '@name/1' headers as '@name /1'");
+  app->add_option("--filter_by_index1", t.filter_by_index1,
+                  "Drop reads whose first name index is in this barcode list");
+  app->add_option("--filter_by_index2", t.filter_by_index2,
+                  "Drop pairs whose last name index is in this barcode list");
+  app->add_option("--filter_by_index_threshold", t.filter_by_index_threshold,
+                  "Mismatches allowed against a listed barcode")
+      ->capture_default_str();
   app->add_flag("-U,--umi", t.umi, "Move UMIs into the read names");
   app->add_option("--umi_loc", t.umi_loc, "index1, index2, read1, read2, per_index or per_read");
   app->add_option("--umi_len", t.umi_len, "UMI length (read1, read2, per_read)")

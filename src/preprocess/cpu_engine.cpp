@@ -143,6 +143,20 @@ class CpuTrimEngine final : public TrimEngine {
     }
   }
 
+  // fastp's Filter::match: a barcode within the threshold of mismatches over
+  // the positions both have. fastp drops such a read (pair) before trimming
+  // and counts it nowhere but in the statistics before filtering.
+  [[nodiscard]] bool listed(const std::vector<std::string>& barcodes,
+                            std::string_view index) const {
+    for (const std::string& barcode : barcodes) {
+      int diff = 0;
+      for (std::size_t i = 0; i < barcode.size() && i < index.size(); ++i)
+        if (barcode[i] != index[i] && ++diff > plan_.index_threshold) break;
+      if (diff <= plan_.index_threshold) return true;
+    }
+    return false;
+  }
+
   // --fix_mgi_id: "@name/1" becomes "@name /1", as fastp renames the read.
   static void fix_mgi(WorkRead& r) {
     const std::string_view h = r.header();
@@ -286,6 +300,8 @@ class CpuTrimEngine final : public TrimEngine {
     tally.bases_in += record.length;
     // -D: counted under its fate, written nowhere (fastp's dedupOut).
     const bool dropped = plan_.dedup && record.duplicate;
+    if (!plan_.index_blacklist1.empty() && listed(plan_.index_blacklist1, first_index(r.header())))
+      return;
     if (s_.fix_mgi_id) fix_mgi(r);
     if (s_.umi != UmiLocation::none) umi(r, nullptr);
     cut(r, 0);
@@ -319,6 +335,9 @@ class CpuTrimEngine final : public TrimEngine {
     tally.bases_in += record1.length + record2.length;
     const bool dropped = plan_.dedup && record1.duplicate;
     FilterCounts& counts = tally.counts;
+    if (listed(plan_.index_blacklist1, first_index(r1.header())) ||
+        listed(plan_.index_blacklist2, last_index(r2.header())))
+      return;
     if (s_.fix_mgi_id) {
       fix_mgi(r1);
       fix_mgi(r2);

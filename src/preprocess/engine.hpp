@@ -29,6 +29,9 @@ struct TrimPlan {
   bool write_unpaired2 = false;             // --unpaired2 naming a file of its own
   bool write_overlapped = false;            // --overlapped_out
   bool dedup = false;                       // -D: records marked duplicate are not written
+  // --filter_by_index1/2: barcodes whose reads (pairs) are dropped uncounted.
+  std::vector<std::string> index_blacklist1, index_blacklist2;
+  int index_threshold = 0;
 };
 
 // The bytes one chunk adds to each output, uncompressed.

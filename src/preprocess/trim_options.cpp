@@ -47,6 +47,7 @@ void validate(const TrimOptions& c) {
   if (c.compression < 1 || c.compression > 9) add("-z/--compression must be 1 to 9");
   if (c.reads_to_process < 0) add("--reads_to_process must be 0 (all) or more");
   if (c.dup_calc_accuracy < 0) add("--dup_calc_accuracy must be 1 to 6");
+  if (c.filter_by_index_threshold < 0) add("--filter_by_index_threshold must be 0 or more");
   if (c.threads < 0) add("-w/--thread must be 0 (all hardware threads) or more");
   if (c.trim_front1 < 0 || c.trim_front1 > 30) add("-f/--trim_front1 must be 0 to 30");
   if (c.trim_tail1 < 0 || c.trim_tail1 > 100) add("-t/--trim_tail1 must be 0 to 100");

@@ -24,6 +24,10 @@ struct TrimOptions {
   bool fix_mgi_id = false;     // "@name/1" headers written as "@name /1"
   // UMIs (-U): where they are (index1 index2 read1 read2 per_index per_read),
   // their length and the bases after them dropped (read locations), a prefix.
+  // Index filters: barcode lists (one a line) for the first and last index
+  // in the read names, with this many mismatches allowed.
+  std::string filter_by_index1, filter_by_index2;
+  int filter_by_index_threshold = 0;
   bool umi = false;
   std::string umi_loc, umi_prefix;
   int umi_len = 0, umi_skip = 0;

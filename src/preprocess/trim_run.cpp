@@ -1,6 +1,9 @@
 #include "preprocess/trim_run.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <optional>
@@ -164,6 +167,25 @@ void choose_adapters(const TrimOptions& o, bool evaluate, TrimPlan& plan, bool& 
   plan.adapter2 = (paired && a2 != "auto") ? a2 : std::string();
 }
 
+// fastp's makeListFromFileByLine: one barcode a line (a line end's '\r'
+// dropped), only A, C, G and T; an empty line is an empty barcode, which
+// matches every read, as in fastp.
+std::vector<std::string> load_barcodes(const std::string& path) {
+  std::vector<std::string> barcodes;
+  if (path.empty()) return barcodes;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open barcode list '" + path + "': " + std::strerror(errno));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of("ACGT") != std::string::npos)
+      throw Error("a barcode may hold only A, C, G and T, " + path + " line " +
+                  std::to_string(number));
+    barcodes.push_back(line);
+  }
+  return barcodes;
+}
+
 }  // namespace
 
 TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
@@ -207,6 +229,9 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   plan.write_unpaired1 = sinks[kUnpaired1].file != nullptr;
   plan.write_unpaired2 = sinks[kUnpaired2].file != nullptr;
   plan.write_overlapped = sinks[kOverlapped].file != nullptr;
+  plan.index_blacklist1 = load_barcodes(options.filter_by_index1);
+  plan.index_blacklist2 = load_barcodes(options.filter_by_index2);
+  plan.index_threshold = options.filter_by_index_threshold;
   if (!options.adapter_fasta.empty() && !options.disable_adapter_trimming)
     plan.fasta_adapters = load_adapter_fasta(options.adapter_fasta);
 

@@ -18,7 +18,8 @@
 #     -n/-q/-u, -Q/-L, -c with overlap limits, --interleaved_in, --unpaired1/2,
 #     --failed_out, --stdin, --stdout, gzip output, -6, --reads_to_process,
 #     --fix_mgi_id, --overlapped_out, -D/--dedup, --dup_calc_accuracy,
-#     -U with every --umi_loc, --umi_len, --umi_skip, --umi_prefix.
+#     -U with every --umi_loc, --umi_len, --umi_skip, --umi_prefix,
+#     --filter_by_index1/2 with --filter_by_index_threshold.
 # fastp or the data missing is a failure, not a skip: scripts/setup.sh
 # --peers installs fastp (and python3), --data the example packages.
 # Usage: fastq_trim_vs_fastp.sh SEQFUSE_BINARY TESTS_DATA_DIR
@@ -169,6 +170,11 @@ same ns_pe_umi_per_index pe $ns -- -U --umi_loc per_index --umi_prefix UMI --fix
 same sim_pe_umi_read1 pe $sim -- -U --umi_loc read1 --umi_len 8 --umi_skip 2 --failed_out @D@/failed.fq -e 28 --dont_eval_duplication
 same edge_pe_umi_per_read pe $edge -- -U --umi_loc per_read --umi_len 5 --umi_skip 1 --failed_out @D@/failed.fq -5 -3 --dont_eval_duplication
 same ns_pe_umi_index2 pe $ns -- -U --umi_loc index2 --dont_eval_duplication
+# Index filters on the NextSeq names' dual indexes (exact and 1 mismatch).
+printf 'CGATGT\nTTAGGA\n' >"$work/index1.txt"
+printf 'GTCAAG\n' >"$work/index2.txt"
+same ns_se_index1 se "$work/ns_1.fq" -- --filter_by_index1 "$work/index1.txt" --filter_by_index_threshold 1 --failed_out @D@/failed.fq --dont_eval_duplication
+same ns_pe_index12 pe $ns -- --filter_by_index1 "$work/index1.txt" --filter_by_index2 "$work/index2.txt" -D
 # Deduplication: the first copy in input order stays (fastp -w 1's choice).
 same sim_se_dedup se "$work/sim_1.fq" -- -D --failed_out @D@/failed.fq
 same sv_se_dedup se "$work/sv_1.fq.gz" -- -D --dup_calc_accuracy 2
