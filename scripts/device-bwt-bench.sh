@@ -12,7 +12,8 @@
 # table to $OUT/bwt-bench.md. Needs bundle/ made with --data (bwa in
 # bundle/peers).
 #   DEVICE_EXTRA=scripts/device-bwt-bench.sh bash scripts/device-run.sh --no-cpu-tests
-# Environment: RUNS (default 3), RANDOM_MBP (default 20), OUT.
+# Environment: RUNS (default 3), RANDOM_MBP (default 20), BWT_INPUTS (a subset
+# of: lambda ecoli chrx random), OUT.
 set -uo pipefail
 # shellcheck source=scripts/device-env.sh
 source scripts/device-env.sh
@@ -36,9 +37,11 @@ if [ -f bundle/data/hs37chrXtrunc.fa.gz ]; then
   inputs+=(chrx)
 fi
 inputs+=(random)
+# BWT_INPUTS="chrx random" runs a subset.
+[ -n "${BWT_INPUTS:-}" ] && read -r -a inputs <<<"$BWT_INPUTS"
 seqan=""
 [ -x bundle/peers/bin/seqan3-fm-build ] && seqan=bundle/peers/bin/seqan3-fm-build
-python3 - "$work/random.fa" "$mbp" <<'PY'
+[[ " ${inputs[*]} " == *" random "* ]] && python3 - "$work/random.fa" "$mbp" <<'PY'
 import random, sys
 path, mbp = sys.argv[1], int(sys.argv[2])
 rng = random.Random(20261125)
@@ -109,7 +112,7 @@ for name in "${inputs[@]}"; do
     tee -a "$table"
 done
 echo ""
-echo "traced GPU run (random):"
-SEQFUSE_TRACE=1 "$sf" bwt "$work/random.fa" -p "$work/trace" --device gpu -t "$threads" 2>&1 | tail -n 8
+echo "traced GPU run (${inputs[-1]}):"
+SEQFUSE_TRACE=1 "$sf" bwt "$work/${inputs[-1]}.fa" -p "$work/trace" --device gpu -t "$threads" 2>&1 | tail -n 16
 echo "device-bwt-bench: $failures failure(s); table: $table"
 exit $((failures > 0))
