@@ -74,7 +74,7 @@ class ReadSource {
       : interleaved_(o.interleaved_in),
         duplication_(duplication),
         limit_(o.reads_to_process > 0 ? static_cast<std::uint64_t>(o.reads_to_process) : 0),
-        reader1_(o.stdin_input ? std::string("-") : o.in1, o.phred64),
+        reader1_(o.stdin_input ? std::string("-") : o.in1, o.phred64),  // "-" is stdin too
         reader2_(o.in2.empty() ? nullptr : std::make_unique<FastqRecordReader>(o.in2, o.phred64)) {}
 
   [[nodiscard]] bool paired() const { return interleaved_ || reader2_ != nullptr; }
@@ -141,20 +141,20 @@ class ReadSource {
 // fastp's adapter choice (main.cpp and Options::validate): given, detected
 // (single-end by default, paired-end with --detect_adapter_for_pe), or none;
 // on stdin there is no detection.
-void choose_adapters(const TrimOptions& o, bool evaluate, TrimPlan& plan, bool& adapter_cutting,
-                     Reporter& report) {
+void choose_adapters(const TrimOptions& o, bool evaluate1, bool evaluate2, TrimPlan& plan,
+                     bool& adapter_cutting, Reporter& report) {
   const bool paired = is_paired(o);
   std::string a1 = o.adapter_sequence, a2 = o.adapter_sequence_r2;
   if (a2 == "auto" && !o.detect_adapter_for_pe && a1 != "auto") a2 = a1;
-  if (!o.disable_adapter_trimming && evaluate) {
-    if (a1 == "auto" && (!paired || o.detect_adapter_for_pe)) {
+  if (!o.disable_adapter_trimming) {
+    if (evaluate1 && a1 == "auto" && (!paired || o.detect_adapter_for_pe)) {
       // fastp says nothing was found also when it could not look (under 10,000 reads).
       const std::optional<std::string> found = detect_adapter(o.in1, o.trim_tail1);
       a1 = found.value_or(std::string());
       if (found && found->empty()) report.warn("no adapter detected for read 1");
     }
     // An interleaved file has no second file to detect read 2's adapter in.
-    if (paired && o.detect_adapter_for_pe && a2 == "auto" && !o.in2.empty()) {
+    if (evaluate2 && o.detect_adapter_for_pe && a2 == "auto") {
       const std::optional<std::string> found = detect_adapter(o.in2, o.trim_tail1);
       a2 = found.value_or(std::string());
       if (found && found->empty()) report.warn("no adapter detected for read 2");
@@ -235,18 +235,31 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   if (!options.adapter_fasta.empty() && !options.disable_adapter_trimming)
     plan.fasta_adapters = load_adapter_fasta(options.adapter_fasta);
 
-  // fastp's evaluation pass re-reads the start of the files: not on stdin.
-  const bool evaluate = !options.stdin_input;
+  // fastp's evaluation pass re-reads the start of the files: not on stdin
+  // (as fastp), nor on pipes such as <(zcat ...), whose first reads it
+  // would consume (fastp loses them).
+  const auto rereadable = [](const std::string& path) {
+    std::error_code ignored;
+    return !path.empty() && path != "-" && path != "/dev/stdin" &&
+           std::filesystem::is_regular_file(path, ignored);
+  };
+  const bool evaluate1 = !options.stdin_input && rereadable(options.in1);
+  const bool evaluate2 = !options.stdin_input && rereadable(options.in2);
+  std::error_code missing;
+  if (!options.stdin_input && options.in1 != "-" && options.in1 != "/dev/stdin" && !evaluate1 &&
+      std::filesystem::exists(options.in1, missing))
+    report.warn(options.in1 +
+                " is not a regular file: no adapter detection or two-colour check (as on stdin)");
   InputGlance glance1, glance2;
-  if (evaluate) {
+  if (evaluate1) {
     glance1 = glance_at_input(options.in1);
     if (glance1.records == 0) throw Error("no FASTQ records in the input, " + options.in1);
-    if (!options.in2.empty()) glance2 = glance_at_input(options.in2);
   }
+  if (evaluate2) glance2 = glance_at_input(options.in2);
   if (!options.trim_poly_g && !options.disable_trim_poly_g && glance1.two_colour)
     plan.settings.poly_g = true;
   bool adapter_cutting = false;
-  choose_adapters(options, evaluate, plan, adapter_cutting, report);
+  choose_adapters(options, evaluate1, evaluate2, plan, adapter_cutting, report);
   trace("fastq-trim: evaluation done");
 
   // fastp: -D turns the estimate on whatever --dont_eval_duplication says,
