@@ -183,4 +183,19 @@ same sim_pe_dedup pe $sim -- -D --unpaired1 @D@/u1.fq -e 28
 same sim_pe_stdout pe-stdout $sim -- --dont_eval_duplication
 same sim_se_stdin se-stdin "$work/sim_1.fq" -- -x --dont_eval_duplication
 
+# Any -w gives the same files: 1 and 5 threads on the shovill pairs.
+for w in 1 5; do
+  "$seqfuse" fastq-trim --quiet -w $w -i "$work/sv_1.fq.gz" -I "$work/sv_2.fq.gz" \
+    -o "$work/w$w.1.fq.gz" -O "$work/w$w.2.fq.gz" -j "$work/w$w.json" -h ''
+done
+for f in 1.fq.gz 2.fq.gz; do
+  cmp -s <(gzip -dc "$work/w1.$f") <(gzip -dc "$work/w5.$f") || fail "-w 1 and -w 5 differ ($f)"
+done
+cmp -s <(grep -v '"command"' "$work/w1.json") <(grep -v '"command"' "$work/w5.json") ||
+  fail "-w 1 and -w 5 reports differ"
+# A pipe as -i: read once, evaluated as stdin is (fastp --stdin).
+fastp -w 1 --stdin -o "$work/fastp_stdin.fq" -j /dev/null -h /dev/null <"$work/sim_1.fq" 2>/dev/null
+"$seqfuse" fastq-trim -i <(cat "$work/sim_1.fq") -o "$work/pipe.fq" -j '' -h '' --quiet
+cmp -s "$work/fastp_stdin.fq" "$work/pipe.fq" || fail "-i <(pipe) differs from fastp --stdin"
+
 echo "fastq-trim vs fastp: $files files identical over $cases runs"
