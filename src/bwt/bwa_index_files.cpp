@@ -68,7 +68,7 @@ std::uint64_t bwa_bwt_words(std::uint64_t seq_len) {
   return (seq_len + 15) / 16 + occ_blocks * kWordsPerOccBlock;
 }
 
-BwaIndex build_bwa_index(const SortedSuffixes& sorted, unsigned threads) {
+BwaIndex build_bwa_index(SortedSuffixes&& sorted, unsigned threads) {
   const std::uint64_t rows = sorted.bwt.size();
   if (rows == 0 || sorted.primary >= rows || sorted.bwt[sorted.primary] != kSentinelCode)
     throw Error("sorted suffixes without a row for the whole text");
@@ -83,24 +83,32 @@ BwaIndex build_bwa_index(const SortedSuffixes& sorted, unsigned threads) {
   index.sa_interval = sa_interval;
   index.primary = sorted.primary;
 
-  // Each 128-character interval is filled by one worker; it leaves its own
-  // character counts in the next interval's block (written by no one else),
-  // and one pass in order then turns those into counts before each block.
+  // Each 128-character interval is filled by one worker, which leaves its
+  // own character counts in the next interval's block (written by no one
+  // else) and adds them up per chunk of intervals; a second parallel pass
+  // turns them into counts before each block, starting each chunk from the
+  // sum of the chunks before it. Every word is written (block 0 here), so
+  // the words are not zero-filled first.
+  constexpr std::size_t kChunk = 4096;  // intervals a worker takes at once
   const std::uint64_t intervals = (n + kOccInterval - 1) / kOccInterval;
-  index.bwt_words.assign(bwa_bwt_words(n), 0);
+  index.bwt_words.resize(bwa_bwt_words(n));
   std::uint32_t* words = index.bwt_words.data();
+  store_counts(words, {});
   // The last block follows the last word at once, even after a partial interval.
   const std::uint64_t last_block = index.bwt_words.size() - kWordsPerOccBlock;
   auto block_offset = [&](std::uint64_t b) { return std::min(b * kWordsPerInterval, last_block); };
   const std::uint64_t primary = index.primary;
-  parallel_chunks(intervals, 4096, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+  const std::uint8_t* bwt = sorted.bwt.data();
+  std::vector<std::array<std::uint64_t, 4>> chunk_counts((intervals + kChunk - 1) / kChunk);
+  parallel_chunks(intervals, kChunk, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+    std::array<std::uint64_t, 4> chunk{};
     for (std::uint64_t b = begin; b < end; ++b) {
       std::array<std::uint64_t, 4> counts{};
       std::uint32_t word = 0;
       const std::uint64_t last = std::min(n, (b + 1) * kOccInterval);
       for (std::uint64_t j = b * kOccInterval; j < last; ++j) {
         // BWT position j is row j, or row j + 1 past the '$' row bwa drops.
-        const std::uint8_t c = sorted.bwt[j + (j >= primary)];
+        const std::uint8_t c = bwt[j + (j >= primary)];
         if (c > 3) throw Error("the BWT holds a second '$' or a code other than A, C, G, T");
         ++counts[c];
         word |= static_cast<std::uint32_t>(c) << shift_of(j);
@@ -110,20 +118,29 @@ BwaIndex build_bwa_index(const SortedSuffixes& sorted, unsigned threads) {
         }
       }
       store_counts(words + block_offset(b + 1), counts);
+      for (int c = 0; c < 4; ++c) chunk[c] += counts[c];
     }
+    chunk_counts[begin / kChunk] = chunk;
   });
   std::array<std::uint64_t, 4> running{};
-  for (std::uint64_t b = 1; b <= intervals; ++b) {
-    std::uint32_t* block = words + block_offset(b);
-    const auto own = load_counts(block);
-    for (int c = 0; c < 4; ++c) running[c] += own[c];
-    store_counts(block, running);
+  for (auto& chunk : chunk_counts) {  // each chunk's total becomes the counts before it
+    const auto total = chunk;
+    chunk = running;
+    for (int c = 0; c < 4; ++c) running[c] += total[c];
   }
+  parallel_chunks(intervals, kChunk, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+    std::array<std::uint64_t, 4> before = chunk_counts[begin / kChunk];
+    for (std::uint64_t b = begin; b < end; ++b) {
+      std::uint32_t* block = words + block_offset(b + 1);
+      const auto own = load_counts(block);
+      for (int c = 0; c < 4; ++c) before[c] += own[c];
+      store_counts(block, before);
+    }
+  });
   std::uint64_t cumulative = 0;
   for (int c = 0; c < 4; ++c) index.counts_before[c] = cumulative += running[c];
 
-  // bwt_cal_sa keeps rows 0, intv, 2*intv, ... <= n and dumps all but row 0.
-  index.sa_samples.assign(sorted.samples.begin() + 1, sorted.samples.end());
+  index.samples = std::move(sorted.samples);
   return index;
 }
 
@@ -145,7 +162,8 @@ void write_bwa_sa(const BwaIndex& index, std::ostream& out) {
   // (calloc'd struct padding), so it reads as a little-endian uint64.
   const std::uint64_t fields[2] = {index.sa_interval, index.seq_len};
   write_le<std::uint64_t>(out, fields);
-  write_le<std::uint64_t>(out, index.sa_samples);
+  // bwt_cal_sa keeps rows 0, intv, 2*intv, ... <= n and dumps all but row 0.
+  write_le<std::uint64_t>(out, std::span(index.samples).subspan(1));
   check_stream(out, "suffix array (.sa)");
 }
 

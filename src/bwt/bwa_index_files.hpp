@@ -41,9 +41,11 @@ struct BwaIndex {
   std::array<std::uint64_t, 4> counts_before{};  // bwa's L2[1..4]
   std::uint64_t seq_len = 0;
   // The .bwt's body: packed BWT with the occurrence blocks interleaved.
-  std::vector<std::uint32_t> bwt_words;
+  RowVector<std::uint32_t> bwt_words;
   std::uint32_t sa_interval = 32;
-  std::vector<std::uint64_t> sa_samples;  // bwa's sa[1 .. n_sa - 1]
+  // The suffix array at rows 0, interval, 2 interval, ...; bwa stores all
+  // but row 0's (its sa[1 .. n_sa - 1]).
+  RowVector<std::uint64_t> samples;
 };
 
 // Words in the final .bwt body for a BWT of seq_len characters (bwa's
@@ -51,10 +53,10 @@ struct BwaIndex {
 [[nodiscard]] std::uint64_t bwa_bwt_words(std::uint64_t seq_len);
 
 // Builds the index from an engine's sorted suffixes (the occurrence blocks
-// filled on `threads` threads); the samples' interval is bwa's, a power of
-// two. Throws seqfuse::Error on rows without exactly one '$' or samples
-// that do not fit.
-[[nodiscard]] BwaIndex build_bwa_index(const SortedSuffixes& sorted, unsigned threads = 1);
+// filled on `threads` threads; the samples move into the index); the
+// samples' interval is bwa's, a power of two. Throws seqfuse::Error on rows
+// without exactly one '$' or samples that do not fit.
+[[nodiscard]] BwaIndex build_bwa_index(SortedSuffixes&& sorted, unsigned threads = 1);
 
 // The same from a text and its full suffix array (suffix_array_cpu's
 // convention: text.size() + 1 entries, sa[0] = text.size()), for tests.

@@ -85,9 +85,10 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   trace("bwt: reference packed, device chosen");
   const bool forward_only = format == IndexFormat::raw && options.forward_only;
   // The forward strand alone is read where it lies; both strands are built.
-  const std::vector<std::uint8_t> strands =
-      forward_only ? std::vector<std::uint8_t>() : both_strands(reference);
-  const std::span<const std::uint8_t> text = forward_only ? reference.bases : strands;
+  const RowVector<std::uint8_t> strands =
+      forward_only ? RowVector<std::uint8_t>() : both_strands(reference, options.threads);
+  const std::span<const std::uint8_t> text =
+      forward_only ? std::span<const std::uint8_t>(reference.bases) : std::span(strands);
 
   std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.size(), report);
   const std::uint64_t budget = options.max_memory_gb > 0
@@ -118,15 +119,15 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   }
   trace("bwt: suffixes sorted");
   if (format == IndexFormat::bwa) {
-    const BwaIndex index = build_bwa_index(sorted, options.threads);
-    sorted = SortedSuffixes();  // the index holds what the files need
+    const BwaIndex index = build_bwa_index(std::move(sorted), options.threads);
+    sorted = SortedSuffixes();  // the BWT codes: the index holds what the files need
     trace("bwt: occurrence blocks built");
     OutputFileStream bwt(*files[0]), sa_file(*files[1]), pac(*files[2]), ann(*files[3]),
         amb(*files[4]);
     write_bwa_bwt(index, bwt);
     write_bwa_sa(index, sa_file);
     trace("bwt: .bwt and .sa written");
-    write_pac(reference, pac);
+    write_pac(reference, pac, options.threads);
     write_ann(reference, ann);
     write_amb(reference, amb);
   } else {

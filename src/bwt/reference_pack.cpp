@@ -11,6 +11,7 @@
 
 #include "bwt/bwa_random.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "io/record_text.hpp"
 #include "io/sequence_reader.hpp"
 #include "io/sequence_record.hpp"
@@ -164,36 +165,44 @@ PackedReference pack_reference(const std::string& fasta_path) {
   return ref;
 }
 
-std::vector<std::uint8_t> both_strands(const PackedReference& ref) {
+RowVector<std::uint8_t> both_strands(const PackedReference& ref, unsigned threads) {
   const std::size_t n = ref.bases.size();
-  std::vector<std::uint8_t> text(2 * n);
-  std::copy(ref.bases.begin(), ref.bases.end(), text.begin());
-  for (std::size_t i = 0; i < n; ++i) {
-    text[2 * n - 1 - i] = static_cast<std::uint8_t>(3 - ref.bases[i]);
-  }
+  const std::uint8_t* bases = ref.bases.data();
+  RowVector<std::uint8_t> text(2 * n);
+  std::uint8_t* out = text.data();
+  parallel_chunks(n, std::size_t{1} << 22, threads,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    for (std::size_t i = begin; i < end; ++i) {
+                      out[i] = bases[i];
+                      out[2 * n - 1 - i] = static_cast<std::uint8_t>(3 - bases[i]);
+                    }
+                  });
   return text;
 }
 
-void write_pac(const PackedReference& ref, std::ostream& out) {
+void write_pac(const PackedReference& ref, std::ostream& out, unsigned threads) {
   const std::uint64_t n = ref.bases.size();
   const std::uint8_t* bases = ref.bases.data();
-  ByteSink sink(out);
   // bwa's _set_pac: base l goes to byte l / 4 at bit 2 * (3 - l % 4), so the
-  // first base of each byte sits in its two high bits.
-  std::uint64_t l = 0;
-  for (; l + 4 <= n; l += 4) {
-    sink.put(static_cast<char>((bases[l] << 6) | (bases[l + 1] << 4) | (bases[l + 2] << 2) |
-                               bases[l + 3]));
-  }
-  if (l < n) {
-    unsigned byte = 0;
-    for (unsigned k = 0; l + k < n; ++k) byte |= static_cast<unsigned>(bases[l + k]) << (6 - 2 * k);
-    sink.put(static_cast<char>(byte));
-  }
-  // bwa makes the file n / 4 + 2 bytes long: a zero byte when n % 4 == 0,
-  // then n % 4, from which bwa_seq_len() recovers n.
-  if (n % 4 == 0) sink.put('\0');
-  sink.put(static_cast<char>(n % 4));
+  // first base of each byte sits in its two high bits. bwa makes the file
+  // n / 4 + 2 bytes long: the bytes of the bases (the last one partial when
+  // n % 4 != 0, padded with a zero byte when n % 4 == 0), then n % 4, from
+  // which bwa_seq_len() recovers n.
+  const std::uint64_t full = n / 4;
+  RowVector<char> pac(full + 2);
+  parallel_chunks(full, std::size_t{1} << 22, threads,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    for (std::size_t b = begin; b < end; ++b) {
+                      const std::uint8_t* q = bases + 4 * b;
+                      pac[b] = static_cast<char>((q[0] << 6) | (q[1] << 4) | (q[2] << 2) | q[3]);
+                    }
+                  });
+  unsigned last = 0;
+  for (unsigned k = 0; 4 * full + k < n; ++k)
+    last |= static_cast<unsigned>(bases[4 * full + k]) << (6 - 2 * k);
+  pac[full] = static_cast<char>(last);  // the partial byte, or the zero byte
+  pac[full + 1] = static_cast<char>(n % 4);
+  out.write(pac.data(), static_cast<std::streamsize>(pac.size()));
 }
 
 void write_ann(const PackedReference& ref, std::ostream& out) {

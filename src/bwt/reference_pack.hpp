@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "bwt/sorted_suffixes.hpp"  // RowVector
+
 namespace seqfuse::bwt {
 
 // One FASTA record as bwa's .ann describes it.
@@ -46,11 +48,12 @@ struct PackedReference {
 
 // Forward text then its reverse complement (3 - code, reversed): the text
 // bwa builds its BWT of.
-[[nodiscard]] std::vector<std::uint8_t> both_strands(const PackedReference& ref);
+[[nodiscard]] RowVector<std::uint8_t> both_strands(const PackedReference& ref,
+                                                  unsigned threads = 1);
 
 // bwa's forward-only .pac: 4 bases per byte, the first in the high bits, then
 // one byte holding length % 4 (preceded by a zero byte when length % 4 == 0).
-void write_pac(const PackedReference& ref, std::ostream& out);
+void write_pac(const PackedReference& ref, std::ostream& out, unsigned threads = 1);
 // Byte-identical to bwa's .ann.
 void write_ann(const PackedReference& ref, std::ostream& out);
 // Byte-identical to bwa's .amb.

@@ -13,7 +13,7 @@
 namespace seqfuse::bwt {
 
 SortedSuffixes sorted_from_suffix_array(std::span<const std::uint8_t> text,
-                                        std::vector<std::uint64_t> sa, std::uint32_t interval,
+                                        RowVector<std::uint64_t> sa, std::uint32_t interval,
                                         unsigned threads) {
   const std::uint64_t n = text.size();
   if (sa.size() != n + 1 || sa[0] != n)
@@ -44,7 +44,10 @@ SortedSuffixes sorted_from_suffix_array(std::span<const std::uint8_t> text,
     sorted.samples = std::move(sa);
   } else {
     sorted.samples.resize(n / interval + 1);
-    for (std::size_t k = 0; k < sorted.samples.size(); ++k) sorted.samples[k] = sa[k * interval];
+    parallel_chunks(sorted.samples.size(), std::size_t{1} << 18, threads,
+                    [&](unsigned, std::size_t begin, std::size_t end) {
+                      for (std::size_t k = begin; k < end; ++k) sorted.samples[k] = sa[k * interval];
+                    });
   }
   return sorted;
 }

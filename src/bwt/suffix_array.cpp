@@ -8,12 +8,12 @@
 
 namespace seqfuse::bwt {
 
-std::vector<std::uint64_t> suffix_array_cpu(std::span<const std::uint8_t> text,
+RowVector<std::uint64_t> suffix_array_cpu(std::span<const std::uint8_t> text,
                                             unsigned /*threads*/) {
   const std::uint64_t n = text.size();
   // One allocation of n + 1 entries: libdivsufsort sorts straight into
   // entries 1..n, so a 6.2 G-base text never needs a second array.
-  std::vector<std::uint64_t> sa(n + 1);
+  RowVector<std::uint64_t> sa(n + 1);  // every entry written by libdivsufsort
   sa[0] = n;
   if (n == 0) return sa;
   // int64_t and uint64_t may alias each other; every value is below 2^63.

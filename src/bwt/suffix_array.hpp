@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "bwt/sorted_suffixes.hpp"
+
 namespace seqfuse::bwt {
 
 // The suffix array of text$: text.size() + 1 entries, sa[0] = text.size()
@@ -15,7 +17,7 @@ namespace seqfuse::bwt {
 // `threads` is accepted for the engine interface; Debian's libdivsufsort64
 // is built without OpenMP, so it sorts on one thread. Throws seqfuse::Error
 // if libdivsufsort reports a failure.
-[[nodiscard]] std::vector<std::uint64_t> suffix_array_cpu(std::span<const std::uint8_t> text,
+[[nodiscard]] RowVector<std::uint64_t> suffix_array_cpu(std::span<const std::uint8_t> text,
                                                           unsigned threads = 1);
 
 }  // namespace seqfuse::bwt

@@ -51,11 +51,11 @@ void check(const Text& text, std::uint32_t interval, std::uint64_t bucket_suffix
       text, seqfuse::bwt::suffix_array_cpu(text), interval);
   const auto bad_row = std::mismatch(rows.bwt.begin(), rows.bwt.end(), expected.bwt.begin());
   INFO("first BWT difference at row " << (bad_row.first - rows.bwt.begin()));
-  CHECK(rows.bwt == expected.bwt);
+  CHECK(std::ranges::equal(rows.bwt, expected.bwt));
   const auto bad_sample =
       std::mismatch(rows.samples.begin(), rows.samples.end(), expected.samples.begin());
   INFO("first sample difference at " << (bad_sample.first - rows.samples.begin()));
-  CHECK(rows.samples == expected.samples);
+  CHECK(std::ranges::equal(rows.samples, expected.samples));
 }
 
 // Both paths, at the raw format's interval and bwa's.

@@ -1,6 +1,7 @@
 // Helpers the bwt tests share: texts of 2-bit codes and whether bwa is here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -22,6 +23,13 @@ inline Text periodic_text(std::mt19937_64& rng, std::size_t period, std::size_t 
   Text text(length);
   for (std::size_t i = 0; i < length; ++i) text[i] = unit[i % period];
   return text;
+}
+
+// Element-wise equality of two arrays whatever their allocators (the bwt
+// code's RowVector against a test's std::vector).
+template <class A, class B>
+bool same(const A& a, const B& b) {
+  return std::ranges::equal(a, b);
 }
 
 // The comparisons with `bwa index` need bwa on PATH (scripts/setup.sh --peers).
