@@ -75,7 +75,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
                             : std::async(std::launch::deferred, [] { return DeviceChoice{}; });
   std::optional<PackedReference> packed;
   try {
-    packed.emplace(pack_reference(options.reference));
+    packed.emplace(pack_reference(options.reference, options.threads));
   } catch (...) {
     (void)device_choice.get();
     throw;

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory_resource>
+#include <optional>
 #include <ostream>
 #include <string_view>
 #include <utility>
@@ -12,6 +16,7 @@
 #include "bwt/bwa_random.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "io/parallel_fasta.hpp"
 #include "io/record_text.hpp"
 #include "io/sequence_reader.hpp"
 #include "io/sequence_record.hpp"
@@ -138,9 +143,86 @@ class ByteSink {
   std::string buffer_;
 };
 
+// The plain-file path: the whole FASTA parsed on threads (io's
+// read_fasta_parallel), the letters coded on threads, then one pass in file
+// order over the ambiguous letters alone, which draws bwa's random bases and
+// lists the runs exactly as add_record does.
+PackedReference pack_parsed(const std::string& display_name, const io::SequenceBatch& batch,
+                            unsigned threads) {
+  PackedReference ref;
+  ref.seed = BwaRandom::kBwaSeed;
+  const std::uint64_t total = batch.total_bases();
+  for (std::size_t r = 0; r < batch.size(); ++r) {
+    if (batch.length(r) == 0)
+      throw Error(display_name + ": record " + std::to_string(r + 1) + " " +
+                  io::quoted(batch.name(r)) + " has no bases");
+    ReferenceRecord record;
+    record.name = batch.name(r);
+    record.comment = batch.comment(r);
+    record.offset = batch.offsets[r];
+    record.length = batch.length(r);
+    ref.records.push_back(std::move(record));
+  }
+  ref.bases.resize(total);
+  const char* letters = batch.bases.data();
+  std::uint8_t* codes = ref.bases.data();
+  std::atomic<std::uint64_t> first_rejected{total};
+  parallel_chunks(total, std::size_t{1} << 22, threads,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    for (std::size_t i = begin; i < end; ++i) {
+                      const std::uint8_t code = kLetterCodes[static_cast<unsigned char>(letters[i])];
+                      codes[i] = code;
+                      if (code == kRejected) {
+                        std::uint64_t seen = first_rejected.load();
+                        while (i < seen && !first_rejected.compare_exchange_weak(seen, i)) {
+                        }
+                        break;
+                      }
+                    }
+                  });
+  if (const std::uint64_t i = first_rejected.load(); i < total) {
+    const auto r = static_cast<std::size_t>(
+        std::upper_bound(batch.offsets.begin(), batch.offsets.end(), i) - batch.offsets.begin() - 1);
+    throw Error(display_name + ": record " + std::to_string(r + 1) + " " +
+                io::quoted(batch.name(r)) + ": " + io::quoted(std::string_view(letters + i, 1)) +
+                " at base " + std::to_string(i - batch.offsets[r] + 1) +
+                " is not a nucleotide code (IUPAC letters only; a protein file?)");
+  }
+  BwaRandom random(ref.seed);
+  std::uint64_t ambiguous = 0;
+  for (ReferenceRecord& record : ref.records) {
+    bool open_run = false;      // an ambiguous letter came before in this record
+    std::uint64_t previous = 0;  // its position
+    const std::uint64_t end = record.offset + record.length;
+    for (std::uint64_t i = record.offset; i < end; ++i) {
+      const void* hit = std::memchr(codes + i, kAmbiguous, end - i);
+      if (hit == nullptr) break;
+      i = static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(hit) - codes);
+      const char letter = letters[i];
+      if (open_run && previous + 1 == i && ref.holes.back().letter == letter) {
+        ++ref.holes.back().length;
+      } else {
+        ref.holes.push_back({i, 1, letter});
+        ++record.ambiguous_runs;
+      }
+      codes[i] = random.next_base();
+      open_run = true;
+      previous = i;
+      ++ambiguous;
+    }
+  }
+  if (ambiguous == total)
+    throw Error(display_name + ": no A, C, G or T in the reference (only ambiguous letters)");
+  return ref;
+}
+
 }  // namespace
 
-PackedReference pack_reference(const std::string& fasta_path) {
+PackedReference pack_reference(const std::string& fasta_path, unsigned threads) {
+  if (std::optional<io::SequenceBatch> parsed = io::read_fasta_parallel(
+          fasta_path, std::pmr::new_delete_resource(), io::ParallelFastaOptions{.threads = threads}))
+    return pack_parsed(fasta_path, *parsed, threads);
+
   io::SequenceReader reader(fasta_path);
   PackedReference ref;
   ref.seed = BwaRandom::kBwaSeed;

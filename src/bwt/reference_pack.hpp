@@ -44,7 +44,9 @@ struct PackedReference {
 // packs it. Throws seqfuse::Error naming the file for input bwa would index
 // into something useless: no records, a record with no bases, a text with no
 // A, C, G or T, and letters that are not IUPAC nucleotide codes (or '-').
-[[nodiscard]] PackedReference pack_reference(const std::string& fasta_path);
+// A plain FASTA file is parsed and coded on `threads` threads; gzip and
+// stdin are read in one stream.
+[[nodiscard]] PackedReference pack_reference(const std::string& fasta_path, unsigned threads = 1);
 
 // Forward text then its reverse complement (3 - code, reversed): the text
 // bwa builds its BWT of.

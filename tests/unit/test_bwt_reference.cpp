@@ -253,3 +253,45 @@ TEST_CASE("pack_reference refuses input bwa would index into noise", "[bwt]") {
   CHECK_THAT(refusal(">a\nACGTX\n"), Contains("not a nucleotide code"));
   CHECK(refusal(">a\nACGTN\n") == "(accepted)");
 }
+
+TEST_CASE("a plain FASTA packed on threads equals a gzip one read in one stream", "[bwt]") {
+  // About 12 Mbp in 40 records with N runs, IUPAC letters and lowercase, so
+  // the parallel parser cuts several slices and the coder several chunks.
+  std::mt19937_64 rng(seqfuse::test::test_seed());
+  TempDir scratch;
+  const fs::path plain = scratch.path() / "genome.fa";
+  {
+    std::ofstream out(plain);
+    const std::string letters = "ACGTACGTacgtNNNNnRYKM";
+    for (int r = 0; r < 40; ++r) {
+      out << ">rec" << r << (r % 3 ? " comment\there" : "") << "\n";
+      const std::size_t length = 1 + rng() % 600000;
+      std::string seq(length, 'A');
+      for (auto& c : seq) c = letters[rng() % 8];
+      for (int run = 0; run < 20; ++run) {  // runs of one ambiguous letter
+        const std::size_t at = rng() % length, len = 1 + rng() % 300;
+        const char letter = letters[12 + rng() % 9];
+        for (std::size_t i = at; i < std::min(length, at + len); ++i) seq[i] = letter;
+      }
+      for (std::size_t i = 0; i < length; i += 70) out << seq.substr(i, 70) << "\n";
+    }
+  }
+  const fs::path gz = scratch.path() / "genome.fa.gz";
+  REQUIRE(std::system(("gzip -c '" + plain.string() + "' > '" + gz.string() + "'").c_str()) == 0);
+  const PackedReference threaded = pack_reference(plain.string(), 4);
+  const PackedReference streamed = pack_reference(gz.string(), 1);
+  REQUIRE(threaded.records.size() == streamed.records.size());
+  for (std::size_t r = 0; r < threaded.records.size(); ++r) {
+    CHECK(threaded.records[r].name == streamed.records[r].name);
+    CHECK(threaded.records[r].comment == streamed.records[r].comment);
+    CHECK(threaded.records[r].offset == streamed.records[r].offset);
+    CHECK(threaded.records[r].ambiguous_runs == streamed.records[r].ambiguous_runs);
+  }
+  REQUIRE(threaded.holes.size() == streamed.holes.size());
+  for (std::size_t h = 0; h < threaded.holes.size(); ++h) {
+    CHECK(threaded.holes[h].offset == streamed.holes[h].offset);
+    CHECK(threaded.holes[h].length == streamed.holes[h].length);
+    CHECK(threaded.holes[h].letter == streamed.holes[h].letter);
+  }
+  CHECK(threaded.bases == streamed.bases);
+}
