@@ -1,4 +1,5 @@
 #include "core/error.hpp"
+#include "core/version.hpp"
 #include "gpu/runtime.hpp"
 #include "cli/subcommand.hpp"
 
@@ -10,8 +11,11 @@ std::string& command_line() {
 }
 
 void add_threads_option(CLI::App& app, CommonOptions& options) {
-  app.add_option("-t,--threads", options.threads, "Worker threads (0: all hardware threads)")
+  // Workflow managers append user `extra` arguments to their own: the last -t wins.
+  app.add_option("-t,--threads", options.threads,
+                 "Worker threads (0: every CPU this process may use: affinity, cgroup quota)")
       ->check(CLI::NonNegativeNumber)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str();
 }
 
@@ -35,6 +39,24 @@ void add_quiet_option(CLI::App& app, CommonOptions& options) {
 
 void add_quiet_long_option(CLI::App& app, CommonOptions& options) {
   app.add_flag("--quiet", options.quiet, "No progress, warnings or summary on stderr");
+}
+
+std::string version_text() {
+  const gpu::BackendInfo backend = gpu::backend();
+  std::string text = std::string("seqfuse ") + kVersion + "\nbackends: cpu";
+  if (backend.name != "none") {
+    text += ", " + backend.name + " " + backend.runtime_version + " (compiled for " +
+            backend.compiled_archs + "; driver " +
+            (backend.driver_version.empty() ? "not loaded" : backend.driver_version) + ")";
+  }
+  return text;
+}
+
+void add_version_flags(CLI::App& app, bool short_name) {
+  app.set_version_flag(short_name ? "-V,--version" : "--version", version_text,
+                       "Print the version and backends, then exit");
+  for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
+    add_version_flags(*sub, short_name);
 }
 
 DeviceChoice choose_device(const CommonOptions& options) {

@@ -13,7 +13,6 @@
 #include "core/error.hpp"
 #include "core/quick_exit.hpp"
 #include "core/report.hpp"
-#include "core/version.hpp"
 #include "gpu/error.hpp"
 #include "cli/subcommand.hpp"
 
@@ -48,7 +47,7 @@ int main(int argc, char** argv) {
   // htslib would add its own lines to ours; our errors already say what failed.
   hts_set_log_level(HTS_LOG_OFF);
   CLI::App app{"seqfuse: fused GPU kernels for sequence analysis", "seqfuse"};
-  app.set_version_flag("--version", std::string("seqfuse ") + seqfuse::kVersion);
+  seqfuse::cli::add_version_flags(app, true);
   app.require_subcommand(1);
   app.footer("Run 'seqfuse <subcommand> --help' for its options and examples.");
 
@@ -60,6 +59,9 @@ int main(int argc, char** argv) {
   subcommands.push_back(seqfuse::cli::add_kmer_count(app));
   subcommands.push_back(seqfuse::cli::add_bwt(app));
   subcommands.push_back(seqfuse::cli::add_fastq_trim(app));
+  // fastp owns -V (--verbose): a fastp command line must not become a version query.
+  for (const auto& sub : subcommands)
+    seqfuse::cli::add_version_flags(*sub.app, sub.app->get_name() != "fastq-trim");
   for (int i = 0; i < argc; ++i)
     seqfuse::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
 
@@ -79,7 +81,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    print_error(parsed_subcommand_name(app), e.what());
+    const std::string sub = parsed_subcommand_name(app);
+    // CLI11's own words for a bare 'seqfuse', in the project's voice.
+    if (sub.empty() && app.get_subcommands().empty() && e.get_name() == "RequiredError" &&
+        std::string(e.what()).find("subcommand") != std::string::npos) {
+      print_error("", "a subcommand is required (see 'seqfuse --help')");
+    } else {
+      print_error(sub, e.what());
+    }
     return 2;
   }
 

@@ -19,7 +19,7 @@ struct Subcommand {
 
 // Options every subcommand shares.
 struct CommonOptions {
-  int threads = 0;  // 0: every hardware thread
+  int threads = 0;  // 0: every CPU this process may use (cpu_budget())
   std::string device = "auto";
   bool quiet = false;
 };
@@ -31,6 +31,13 @@ void add_quiet_option(CLI::App& app, CommonOptions& options);
 void add_quiet_long_option(CLI::App& app, CommonOptions& options);
 // --device resolved against the GPUs this build and machine have.
 [[nodiscard]] DeviceChoice choose_device(const CommonOptions& options);
+
+// What --version prints: the version and the backends this build has, as the
+// first lines of 'seqfuse info'.
+[[nodiscard]] std::string version_text();
+// -V/--version (--version only where short_name is false) on app and every
+// subcommand below it, so a version query works wherever it is typed.
+void add_version_flags(CLI::App& app, bool short_name);
 
 // The command line as typed, for provenance lines (SAM @PG).
 [[nodiscard]] std::string& command_line();

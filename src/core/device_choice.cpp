@@ -1,9 +1,9 @@
 #include "core/device_choice.hpp"
 
 #include <charconv>
-#include <thread>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace seqfuse {
 
@@ -40,8 +40,7 @@ DeviceChoice resolve_device(const DeviceSpec& spec, int device_count) {
 
 unsigned resolve_threads(int requested) {
   if (requested > 0) return static_cast<unsigned>(requested);
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
+  return cpu_budget();
 }
 
 }  // namespace seqfuse

@@ -23,7 +23,7 @@ struct DeviceChoice {
 // runtime errors (exit 1) naming what was found.
 [[nodiscard]] DeviceChoice resolve_device(const DeviceSpec& spec, int device_count);
 
-// -t/--threads: 0 means every hardware thread.
+// -t/--threads: 0 means every CPU this process may use (cpu_budget()).
 [[nodiscard]] unsigned resolve_threads(int requested);
 
 }  // namespace seqfuse
