@@ -9,7 +9,30 @@ cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 jobs=$(nproc)
-step() { printf '\n==== %s\n' "$*"; }
+current=""
+step() { current=$*; printf '\n==== %s\n' "$*"; }
+
+# Ends every run, passed or not, with one line of the suites' real counts
+# (scripts/test-summary.sh reads them back from the ctest logs) and a
+# non-zero exit on any failure.
+tested=() notes=()
+finish() {
+  local status=$? args=()
+  trap - EXIT
+  for note in "${notes[@]}"; do args+=(-n "$note"); done
+  [ "$status" -eq 0 ] || args+=(-f "$current")
+  printf '\n'
+  scripts/test-summary.sh "${args[@]}" "${tested[@]}" || [ "$status" -ne 0 ] || status=1
+  exit "$status"
+}
+trap finish EXIT
+
+run_ctest() {  # run_ctest <label> <dir> [env assignments...]: the summary reads its logs
+  local label=$1 dir=$2; shift 2
+  rm -f "$dir"/Testing/Temporary/LastTest*.log  # no earlier run's counts
+  tested+=("$label=$dir")
+  (cd "$dir" && env "$@" ctest --output-on-failure)
+}
 
 step "setup (Debian packages)"
 # --data: the agreement tests read real reads from the example packages.
@@ -24,23 +47,25 @@ configure_build() {  # configure_build <dir> <cmake args...>
 
 step "CPU build and tests"
 configure_build build -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=OFF
-(cd build && ctest --output-on-failure)
+run_ctest CPU build
 [ $quick -eq 1 ] && exit 0
 
 step "ASan + UBSan build and tests"
 configure_build build-asan -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=OFF -DSEQFUSE_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEQFUSE_BUILD_BENCH=OFF
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure)
+run_ctest ASan+UBSan build-asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
 step "CUDA compile (sm_80, sm_90a)"
 if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
   configure_build build-cuda-check -DSEQFUSE_CUDA=ON -DSEQFUSE_HIP=OFF -DSEQFUSE_BUILD_BENCH=OFF
   echo "CUDA compile: ok (not run: no GPU here; [gpu] tests run on the GPU machine)"
+  notes+=("CUDA compile ok")
 else
   echo "CUDA compile: SKIPPED, nvcc not found (looked in /usr/local/cuda/bin and PATH)"
+  notes+=("CUDA compile skipped (no nvcc)")
 fi
 
 step "HIP compile (gfx90a, gfx940; Debian hipcc)"
 configure_build build-hip-check -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=ON -DSEQFUSE_BUILD_BENCH=OFF
 echo "HIP compile: ok (compiled and linked only; never run on an AMD GPU)"
+notes+=("HIP compile ok")
