@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
+#include "core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "io/batch_reader.hpp"
@@ -18,6 +19,7 @@ namespace seqfuse::align {
 namespace {
 
 io::SequenceBatch read_sequences(const std::string& path, const char* role, unsigned threads) {
+  register_input(path);  // -o may not name it
   io::SequenceBatch batch = io::read_all(path, large_buffer_resource(), threads);
   if (batch.empty()) throw Error(std::string(role) + " '" + path + "' has no sequences");
   return batch;

@@ -15,6 +15,7 @@
 namespace seqfuse::align {
 
 AlignStats run_align(const AlignOptions& config, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   const OutputFormat format = parse_output_format(config.format);
   // The device is chosen on a thread of its own: a GPU's start-up overlaps

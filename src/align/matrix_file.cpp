@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 
 namespace seqfuse::align {
 namespace {
@@ -144,6 +145,7 @@ MatrixTable parse_ncbi_matrix(std::string_view text, std::string_view source) {
 }
 
 MatrixTable read_ncbi_matrix_file(const std::string& path) {
+  register_input(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read matrix file '" + path + "'");
   std::ostringstream text;

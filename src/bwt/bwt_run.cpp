@@ -61,9 +61,11 @@ std::unique_ptr<BwtEngine> choose_engine(const DeviceChoice& device, const BwtOp
 }  // namespace
 
 BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   const IndexFormat format = parse_index_format(options.format);
   const std::string prefix = index_prefix(options);
+  register_input(options.reference);  // PREFIX.bwt may not be it
   std::vector<std::unique_ptr<OutputFile>> files;
   for (const std::string& suffix : file_suffixes(format))
     files.push_back(std::make_unique<OutputFile>(prefix + suffix));

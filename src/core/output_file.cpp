@@ -8,20 +8,36 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/path_identity.hpp"
 
 namespace seqfuse {
 namespace {
 
 constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
 
-// Temporary paths still to be removed if a signal ends the process. The
-// handler may only call async-signal-safe functions, so the paths live in
-// fixed storage: a slot is claimed by one OutputFile, and armed once its
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+// ---------------------------------------------------------------------------
+// Temporary files removed when a signal ends the process.
+
+// Every signal whose default action ends the process and that a user, the
+// shell or the kernel sends to a healthy run: a closed pipe (head -1),
+// ulimit -f / -t, kill -USR1, alarm(), a job's timeout. SIGPROF is left to
+// profilers; fault signals (SEGV, BUS) to the sanitizers and to the
+// default core dump.
+constexpr std::array kCleanupSignals{SIGHUP,  SIGINT,  SIGTERM, SIGPIPE, SIGXFSZ,
+                                     SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM};
+
+// The handler may only call async-signal-safe functions, so the paths live
+// in fixed storage: a slot is claimed by one OutputFile, and armed once its
 // path is complete so the handler never reads a half-written path.
 constexpr int kCleanupSlots = 32;
 constexpr std::size_t kMaxPath = 4096;
@@ -29,28 +45,44 @@ std::array<std::array<char, kMaxPath>, kCleanupSlots> g_cleanup_paths;
 std::array<std::atomic<bool>, kCleanupSlots> g_slot_claimed;
 std::array<std::atomic<bool>, kCleanupSlots> g_slot_armed;
 
+// Only unlink, sigaction and raise: all async-signal-safe. The signal is
+// blocked while its handler runs, so the raised one is delivered, with the
+// default action, as the handler returns: the process ends as the signal
+// says (a shell sees 128 + its number, `head` users see 141 for PIPE).
 extern "C" void remove_temporaries_and_reraise(int sig) {
   for (int i = 0; i < kCleanupSlots; ++i)
     if (g_slot_armed[i].load()) ::unlink(g_cleanup_paths[i].data());
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  ::sigaction(sig, &default_action, nullptr);
+  ::raise(sig);
 }
 
+// Installed only over the default action: a signal the parent ignores
+// (nohup's HUP, a background job's INT, a PIPE ignored by the caller) stays
+// ignored, and a handler someone else installed (a test framework, a
+// sanitizer, a profiler) stays theirs. Checked again at every new output,
+// so a signal whose disposition went back to the default is covered then.
 void install_signal_handlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-      struct sigaction action {};
-      action.sa_handler = remove_temporaries_and_reraise;
-      sigemptyset(&action.sa_mask);
-      ::sigaction(sig, &action, nullptr);
-    }
-  });
+  static std::mutex mutex;
+  static std::array<bool, kCleanupSignals.size()> installed{};
+  const std::lock_guard lock(mutex);
+  for (std::size_t i = 0; i < kCleanupSignals.size(); ++i) {
+    if (installed[i]) continue;
+    struct sigaction current {};
+    if (::sigaction(kCleanupSignals[i], nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction action {};
+    action.sa_handler = remove_temporaries_and_reraise;
+    sigemptyset(&action.sa_mask);
+    installed[i] = ::sigaction(kCleanupSignals[i], &action, nullptr) == 0;
+  }
 }
 
 int claim_cleanup_slot(const std::string& path) {
-  if (path.size() >= kMaxPath) return -1;
   install_signal_handlers();
+  if (path.size() >= kMaxPath) return -1;
   for (int i = 0; i < kCleanupSlots; ++i) {
     if (g_slot_claimed[i].exchange(true)) continue;
     std::memcpy(g_cleanup_paths[i].data(), path.c_str(), path.size() + 1);
@@ -66,11 +98,90 @@ void release_cleanup_slot(int slot) {
   g_slot_claimed[slot].store(false);
 }
 
-std::string errno_text() {
-  return std::strerror(errno);
+// ---------------------------------------------------------------------------
+// The run's files: inputs recorded by register_input while a RunScope
+// lives, outputs while their OutputFile lives.
+
+struct InputEntry {
+  std::string path;
+  FileId id;
+};
+
+struct OutputEntry {
+  const OutputFile* owner = nullptr;
+  std::string path;          // as given
+  std::optional<FileId> id;  // the regular file it replaces, if any
+  std::string normal;        // normal_path of the target, links followed
+};
+
+struct Registry {
+  std::mutex mutex;
+  int scopes = 0;  // RunScopes alive
+  std::vector<InputEntry> inputs;
+  std::vector<OutputEntry> outputs;
+};
+
+Registry& registry() {
+  static Registry files;
+  return files;
+}
+
+[[noreturn]] void refuse(const std::string& output, const char* role, const std::string& other) {
+  throw UsageError("output '" + output + "' is the same file as " + role + " '" + other + "'");
+}
+
+// An input still is the file it was when recorded: a path deleted since, or
+// replaced, no longer protects an inode the file system may have reused.
+bool still_is(const InputEntry& input, const FileId& id) {
+  return input.id == id && regular_file_id(input.path) == id;
+}
+
+// Checks a new output against the inputs and the live outputs, then records it.
+void add_output(const OutputFile* owner, const std::string& path, const std::string& target) {
+  OutputEntry entry{owner, path, regular_file_id(target), normal_path(target)};
+  Registry& files = registry();
+  const std::lock_guard lock(files.mutex);
+  if (entry.id) {
+    for (const InputEntry& input : files.inputs)
+      if (still_is(input, *entry.id)) refuse(path, "input", input.path);
+  }
+  for (const OutputEntry& other : files.outputs)
+    if ((entry.id && other.id == entry.id) || other.normal == entry.normal)
+      refuse(path, "output", other.path);
+  files.outputs.push_back(std::move(entry));
+}
+
+void remove_output(const OutputFile* owner) {
+  Registry& files = registry();
+  const std::lock_guard lock(files.mutex);
+  std::erase_if(files.outputs, [owner](const OutputEntry& entry) { return entry.owner == owner; });
 }
 
 }  // namespace
+
+void register_input(const std::string& path) {
+  if (path == "-") return;
+  const std::optional<FileId> id = regular_file_id(path);
+  if (!id) return;  // missing (reported by the reader) or a device, FIFO or stdin
+  Registry& files = registry();
+  const std::lock_guard lock(files.mutex);
+  if (files.scopes == 0) return;
+  for (const OutputEntry& output : files.outputs)
+    if (output.id == id) refuse(output.path, "input", path);
+  files.inputs.push_back({path, *id});
+}
+
+RunScope::RunScope() {
+  Registry& files = registry();
+  const std::lock_guard lock(files.mutex);
+  ++files.scopes;
+}
+
+RunScope::~RunScope() {
+  Registry& files = registry();
+  const std::lock_guard lock(files.mutex);
+  if (--files.scopes == 0) files.inputs.clear();
+}
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   buffer_.reserve(kBufferBytes);
@@ -79,22 +190,34 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     return;
   }
   if (path_.empty()) throw UsageError("output path is empty");
-  struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw Error("cannot write '" + path_ + "': it is a directory");
-  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    // /dev/null, a FIFO, /dev/stdout: written through, never replaced by a rename.
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd_ < 0) throw Error("cannot open output '" + path_ + "': " + errno_text());
+  if (const std::optional<int> fd = named_descriptor(path_)) {
+    open_descriptor(*fd);
     return;
   }
+  target_ = follow_links(path_);
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error("cannot write '" + path_ + "': it is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      // /dev/null, a FIFO, a terminal: written through, never replaced by a rename.
+      fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd_ < 0) throw Error("cannot open output '" + path_ + "': " + errno_text());
+      return;
+    }
+  }
 
-  const auto slash = path_.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+  add_output(this, path_, target_);  // refused here: nothing created yet
+  const auto slash = target_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : target_.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
   std::string pattern = dir + "." + base + ".seqfuse-XXXXXX";
   fd_ = ::mkstemp(pattern.data());
-  if (fd_ < 0) throw Error("cannot create output '" + path_ + "': " + errno_text());
+  if (fd_ < 0) {
+    const std::string why = errno_text();
+    remove_output(this);
+    throw Error("cannot create output '" + path_ + "': " + why);
+  }
+  registered_ = true;
   temp_path_ = pattern;
   cleanup_slot_ = claim_cleanup_slot(temp_path_);
   // mkstemp creates 0600; give the final file the usual umask-based mode.
@@ -103,17 +226,32 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   (void)::fchmod(fd_, 0666 & ~mask);
 }
 
+// A name for a descriptor this process holds (/dev/stdout, /dev/fd/3) is
+// written through a duplicate of that descriptor, not by opening the name:
+// - renaming a temporary onto /dev/stdout would replace the symlink (for
+//   everyone, as root) and leave the shell's file empty;
+// - opening /proc/self/fd/N makes a new open file at offset 0 without the
+//   shell's O_APPEND, so `{ echo head; seqfuse ... -o /dev/stdout; } > f`
+//   would overwrite "head", and `>>` would overwrite the file's start;
+// - opening it fails for a socket (ENXIO), and the link's text for a pipe
+//   or a deleted file ("pipe:[123]", "/x (deleted)") is not a path.
+// The duplicate shares the shell's offset and flags, as `-o -` does.
+void OutputFile::open_descriptor(int fd) {
+  fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (fd_ < 0) throw Error("cannot open output '" + path_ + "': " + errno_text());
+}
+
 OutputFile::~OutputFile() {
-  const bool written_through = temp_path_.empty();  // stdout, a device or a pipe
-  if (written_through && !committed_) {
+  if (written_through() && !committed_) {
     try {
       flush();  // what was produced so far belongs to the reader
     } catch (...) {
     }
   }
   if (fd_ >= 0 && !is_stdout()) ::close(fd_);
-  if (!committed_ && !written_through) ::unlink(temp_path_.c_str());
+  if (!committed_ && !written_through()) ::unlink(temp_path_.c_str());
   release_cleanup_slot(cleanup_slot_);
+  if (registered_) remove_output(this);
 }
 
 void OutputFile::write(std::string_view bytes) {
@@ -155,14 +293,15 @@ void OutputFile::write_through(std::string_view bytes) {
 void OutputFile::commit() {
   flush();
   committed_ = true;
-  if (temp_path_.empty()) return;  // written through; a device or pipe is closed on destruction
+  if (written_through()) return;  // a descriptor, device or pipe is closed on destruction
   if (::close(fd_) != 0) {
     fd_ = -1;
     committed_ = false;
     throw Error("cannot write '" + path_ + "': " + errno_text());
   }
   fd_ = -1;
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  // Onto the link's target: a link given as -o stays a link.
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     committed_ = false;
     throw Error("cannot rename output onto '" + path_ + "': " + errno_text());
   }

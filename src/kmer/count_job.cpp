@@ -280,6 +280,7 @@ namespace {
 
 CountStats count_and_write(const CountOptions& options, Reporter& report) {
   validate(options);
+  for (const std::string& input : options.inputs) register_input(input);
   // Outputs first: an unwritable path fails before any work.
   const std::unique_ptr<OutputFile> db_out = open_output(options.db_path);
   const std::unique_ptr<OutputFile> histo_out = open_output(options.histo_path);
@@ -420,6 +421,7 @@ void report_summary(const CountOptions& options, const CountStats& stats, double
 }  // namespace
 
 CountStats run_count_job(const CountOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   const Stopwatch clock;
   const CountStats stats = count_and_write(options, report);
   report_summary(options, stats, clock.seconds(), report);

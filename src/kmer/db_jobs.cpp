@@ -22,6 +22,7 @@ std::vector<Query> gather_queries(const QueryOptions& options) {
   std::vector<Query> queries;
   for (const std::string& kmer : options.kmers) queries.emplace_back(kmer, "argument");
   if (options.file.empty()) return queries;
+  register_input(options.file);
   std::ifstream peek(options.file);
   if (!peek && options.file != "-")
     throw Error("cannot open '" + options.file + "': no such file or not readable");
@@ -47,6 +48,7 @@ std::vector<Query> gather_queries(const QueryOptions& options) {
 }  // namespace
 
 std::uint64_t run_dump_job(const DumpOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   if (options.upper_count < options.lower_count)
     throw UsageError("-U/--upper-count must be at least -L/--lower-count");
@@ -68,6 +70,7 @@ std::uint64_t run_dump_job(const DumpOptions& options, Reporter& report) {
 }
 
 std::uint64_t run_histo_job(const HistoOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   validate(options.params);
   const KmerDb db(options.db);
@@ -82,6 +85,7 @@ std::uint64_t run_histo_job(const HistoOptions& options, Reporter& report) {
 }
 
 std::size_t run_query_job(const QueryOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   if (options.kmers.empty() && options.file.empty())
     throw UsageError("query: give k-mers as arguments or --file FILE");

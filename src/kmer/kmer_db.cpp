@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 
 namespace seqfuse::kmer {
 namespace {
@@ -90,6 +91,7 @@ KmerDb::KmerDb(const std::string& path) : path_(path) {
   const std::string quoted = "'" + path + "'";
   if (path == "-")
     throw UsageError("a k-mer database is read from a file, not from standard input");
+  register_input(path);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error("cannot open " + quoted + ": " + std::strerror(errno));
   struct stat st {};

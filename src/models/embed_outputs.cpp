@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 
 #include "core/error.hpp"
@@ -79,8 +80,11 @@ std::string npy_header(std::size_t rows, std::size_t columns) {
 
 class NpyWriter final : public EmbeddingWriter {
  public:
-  NpyWriter(const std::string& path, OutputShape shape)
-      : matrix_(path), ids_(npy_ids_path(path)), shape_(std::move(shape)) {
+  NpyWriter(const std::string& path, OutputShape shape) : matrix_(path), shape_(std::move(shape)) {
+    // The row labels go beside a regular file only: /dev/null, a FIFO or
+    // /dev/stdout has no folder of its own (/dev/null.ids.txt would be a
+    // new file in /dev), and its reader wants the matrix alone.
+    if (!matrix_.written_through()) ids_.emplace(npy_ids_path(path));
     matrix_.write(npy_header(shape_.total_rows, features_of(shape_)));
     row_.resize(features_of(shape_));
   }
@@ -96,7 +100,7 @@ class NpyWriter final : public EmbeddingWriter {
       label_.clear();
       append_label(seq, r, shape_, label_);
       label_ += '\n';
-      ids_.write(label_);
+      if (ids_) ids_->write(label_);
       ++rows_written_;
     }
   }
@@ -106,12 +110,12 @@ class NpyWriter final : public EmbeddingWriter {
       throw Error("internal: npy header says " + std::to_string(shape_.total_rows) + " rows, " +
                   std::to_string(rows_written_) + " were written");
     matrix_.commit();
-    ids_.commit();
+    if (ids_) ids_->commit();
   }
 
  private:
   OutputFile matrix_;
-  OutputFile ids_;
+  std::optional<OutputFile> ids_;  // none when the matrix is written through
   OutputShape shape_;
   std::vector<float> row_;
   std::string label_;

@@ -8,7 +8,8 @@
 // --layers order; HDF5 datasets get a leading layer axis instead.
 //   tsv   id<TAB>v1<TAB>v2...; with --pool none: id<TAB>residue<TAB>v1...
 //         (residue numbered from 1)
-//   npy   FILE: float32 matrix [rows x features]; beside it FILE minus
+//   npy   FILE: float32 matrix [rows x features]; beside it (a regular
+//         FILE only, not a device or FIFO) FILE minus
 //         ".npy" plus ".ids.txt": the row labels, one per line, as in tsv
 //   h5    one dataset per sequence id: [hidden], [layers x hidden],
 //         [residues x hidden] or [layers x residues x hidden]; root

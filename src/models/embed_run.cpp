@@ -5,6 +5,7 @@
 #include <memory_resource>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "io/batch_reader.hpp"
 #include "models/cpu_forward.hpp"
 #include "models/gpu_engine.hpp"
@@ -69,6 +70,7 @@ std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
 }
 
 EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   std::future<DeviceChoice> device_choice;
   if (options.choose_device)
@@ -102,6 +104,7 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   readout.pooling = options.pooling;
   readout.layers = resolve_layers(options.layers, model.config.num_layers);
 
+  register_input(options.input);  // -o may not name it
   const io::SequenceBatch batch =
       io::read_all(options.input, std::pmr::new_delete_resource(), options.threads);
   const ProteinSet input = tokenize_input(batch, options.input, options.max_length);

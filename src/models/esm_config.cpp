@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "models/tokenizer.hpp"
 
 namespace seqfuse::models {
@@ -108,6 +109,7 @@ EsmConfig load_esm_config(const std::filesystem::path& config_json) {
   std::string where = "'";  // built in steps: GCC 12 warns (-Wrestrict) on "'" + string
   where += config_json.string();
   where += '\'';
+  register_input(config_json.string());
   std::ifstream in(config_json);
   if (!in) throw Error("cannot read " + where);
   std::ostringstream text;

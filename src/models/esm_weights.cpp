@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "models/safetensors.hpp"
 
@@ -79,6 +80,7 @@ class TensorStore {
 
  private:
   void open_shards(const fs::path& folder, const fs::path& index) {
+    register_input(index.string());
     std::ifstream in(index);
     std::ostringstream text;
     text << in.rdbuf();

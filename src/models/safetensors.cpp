@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "models/float16.hpp"
 
 namespace seqfuse::models {
@@ -63,6 +64,7 @@ std::string TensorInfo::describe() const {
 }
 
 SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
+  register_input(path_);
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error("cannot open " + in_quotes(path_) + ": " + std::strerror(errno));
   struct stat st {};

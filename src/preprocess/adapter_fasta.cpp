@@ -6,10 +6,12 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 
 namespace seqfuse::preprocess {
 
 std::vector<std::string> load_adapter_fasta(const std::string& path) {
+  register_input(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open adapter FASTA '" + path + "': " + std::strerror(errno));
   std::map<std::string, std::string> records;

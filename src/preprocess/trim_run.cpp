@@ -173,6 +173,7 @@ void choose_adapters(const TrimOptions& o, bool evaluate1, bool evaluate2, TrimP
 std::vector<std::string> load_barcodes(const std::string& path) {
   std::vector<std::string> barcodes;
   if (path.empty()) return barcodes;
+  register_input(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open barcode list '" + path + "': " + std::strerror(errno));
   std::string line;
@@ -189,6 +190,7 @@ std::vector<std::string> load_barcodes(const std::string& path) {
 }  // namespace
 
 TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   const bool paired = is_paired(options);
   const bool stdout_output = options.stdout_output;
@@ -202,6 +204,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
       if (!path->empty() && std::filesystem::exists(*path))
         throw Error("--dont_overwrite: " + *path + " exists");
   }
+  for (const std::string* input : {&options.in1, &options.in2}) register_input(*input);
   // Outputs first: an unwritable path fails before any reading.
   std::vector<Sink> sinks(kStreams);
   const auto open = [&](int stream, const std::string& path) {
