@@ -63,20 +63,18 @@ extern "C" void remove_temporaries_and_reraise(int sig) {
 // (nohup's HUP, a background job's INT, a PIPE ignored by the caller) stays
 // ignored, and a handler someone else installed (a test framework, a
 // sanitizer, a profiler) stays theirs. Checked again at every new output,
-// so a signal whose disposition went back to the default is covered then.
+// so a signal whose action went back to the default is covered again.
 void install_signal_handlers() {
   static std::mutex mutex;
-  static std::array<bool, kCleanupSignals.size()> installed{};
   const std::lock_guard lock(mutex);
-  for (std::size_t i = 0; i < kCleanupSignals.size(); ++i) {
-    if (installed[i]) continue;
+  for (const int sig : kCleanupSignals) {
     struct sigaction current {};
-    if (::sigaction(kCleanupSignals[i], nullptr, &current) != 0) continue;
+    if (::sigaction(sig, nullptr, &current) != 0) continue;
     if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
     struct sigaction action {};
     action.sa_handler = remove_temporaries_and_reraise;
     sigemptyset(&action.sa_mask);
-    installed[i] = ::sigaction(kCleanupSignals[i], &action, nullptr) == 0;
+    ::sigaction(sig, &action, nullptr);
   }
 }
 

@@ -3,6 +3,7 @@
 // whole embed job whose length-sorted, windowed batches still come out in
 // input order.
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "io/batch_reader.hpp"
@@ -171,6 +173,27 @@ TEST_CASE("embed outputs: npy matrix and ids file", "[embed]") {
   CHECK(npy.values == std::vector<float>{10, 11, 12, 110, 111, 112, 20, 21, 22, 120, 121, 122, -10,
                                          -11, -12, -110, -111, -112});
   CHECK(read_text(dir.file("e.ids.txt")) == "seqA\t1\nseqA\t2\nseqB\t1\n");
+}
+
+TEST_CASE("embed outputs: npy to a FIFO writes no ids file beside it", "[embed]") {
+  // A device or a pipe has no folder of its own: `-o /dev/null` once made
+  // /dev/null.ids.txt. The matrix still goes through whole.
+  TempDir dir;
+  const Sample s;
+  const std::string fifo = dir.file("m.npy");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] { received = read_text(fifo); });
+  {
+    auto writer = make_embedding_writer(EmbedFormat::npy, fifo, sample_shape(Pooling::mean));
+    write_sample(*writer, s, Pooling::mean);
+    writer->commit();
+  }  // the writer's end closes: the reader sees the end of the stream
+  reader.join();
+  CHECK(received.starts_with("\x93NUMPY"));
+  CHECK(received.size() == 128 + 2 * 6 * sizeof(float));
+  CHECK_FALSE(fs::exists(dir.file("m.ids.txt")));
+  CHECK(std::distance(fs::directory_iterator(dir.path()), {}) == 1);  // the FIFO alone
 }
 
 TEST_CASE("embed outputs: one HDF5 dataset per id, a layer axis for several layers", "[embed]") {
