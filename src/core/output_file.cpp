@@ -1,6 +1,7 @@
 #include "core/output_file.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -78,8 +79,30 @@ void install_signal_handlers() {
   }
 }
 
+// Blocks the cleanup signals in this thread while it lives (installing the
+// handlers first); errno is kept for the caller's message.
+class BlockCleanupSignals {
+ public:
+  BlockCleanupSignals() {
+    install_signal_handlers();
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int sig : kCleanupSignals) sigaddset(&set, sig);
+    ::pthread_sigmask(SIG_BLOCK, &set, &saved_);
+  }
+  ~BlockCleanupSignals() {
+    const int kept = errno;
+    ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+    errno = kept;
+  }
+  BlockCleanupSignals(const BlockCleanupSignals&) = delete;
+  BlockCleanupSignals& operator=(const BlockCleanupSignals&) = delete;
+
+ private:
+  sigset_t saved_{};
+};
+
 int claim_cleanup_slot(const std::string& path) {
-  install_signal_handlers();
   if (path.size() >= kMaxPath) return -1;
   for (int i = 0; i < kCleanupSlots; ++i) {
     if (g_slot_claimed[i].exchange(true)) continue;
@@ -209,7 +232,14 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   const std::string dir = slash == std::string::npos ? "" : target_.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
   std::string pattern = dir + "." + base + ".seqfuse-XXXXXX";
-  fd_ = ::mkstemp(pattern.data());
+  int slot = -1;
+  {
+    // A signal between mkstemp and arming the slot would leave the file:
+    // held back until the slot is armed, then handled as usual.
+    const BlockCleanupSignals hold;
+    fd_ = ::mkstemp(pattern.data());
+    if (fd_ >= 0) slot = claim_cleanup_slot(pattern);
+  }
   if (fd_ < 0) {
     const std::string why = errno_text();
     remove_output(this);
@@ -217,7 +247,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   }
   registered_ = true;
   temp_path_ = pattern;
-  cleanup_slot_ = claim_cleanup_slot(temp_path_);
+  cleanup_slot_ = slot;
   // mkstemp creates 0600; give the final file the usual umask-based mode.
   const mode_t mask = ::umask(0);
   ::umask(mask);
