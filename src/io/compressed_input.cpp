@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "io/gzip_stream.hpp"
 
 namespace seqfuse::io {
@@ -17,7 +17,7 @@ namespace {
 // BGZF blocks decompress independently, so a few htslib worker threads keep
 // decompression ahead of the parser. Plain gzip is one stream and cannot be split.
 int decompression_threads() {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = cpu_budget();  // affinity and cgroup quota honoured
   return static_cast<int>(std::clamp(cores / 2, 1u, 4u));
 }
 

@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <limits>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,7 +32,7 @@ constexpr std::size_t kSniffBytes = std::size_t{64} << 10;
 
 unsigned thread_count(unsigned requested) {
   if (requested != 0) return requested;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
+  return std::clamp(cpu_budget(), 1u, kMaxThreads);  // affinity and cgroup quota honoured
 }
 
 // Where the first record starts, by RecordParser::detect_format's rule: lines

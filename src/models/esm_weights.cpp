@@ -9,7 +9,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
@@ -215,7 +214,7 @@ EsmModel load_esm_model(const fs::path& folder, unsigned threads) {
   // the one reported, as a sequential read would.
   std::vector<std::exception_ptr> errors(layer_count);
   const unsigned workers =
-      std::min<unsigned>(threads ? threads : std::max(1u, std::thread::hardware_concurrency()),
+      std::min<unsigned>(threads ? threads : cpu_budget(),
                          static_cast<unsigned>(std::max<std::size_t>(layer_count, 1)));
   parallel_chunks(layer_count, 1, workers, [&](unsigned, std::size_t first, std::size_t) {
     try {
