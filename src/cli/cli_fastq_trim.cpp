@@ -166,8 +166,12 @@ Subcommand add_fastq_trim(CLI::App& parent) {
                   "fastp's duplication accuracy level, 1 to 6 (default 3 with -D, else 1)");
   app->add_flag("--dont_eval_duplication", t.dont_eval_duplication,
                 "No duplication estimate (saves its 512 MiB table)");
-  app->add_option("-w,--thread", t.threads, "Worker threads (0: all hardware threads)")
-      ->capture_default_str();
+  // Workflow rules append extra arguments: a repeated -w takes the last.
+  app->add_option("-w,--thread", t.threads,
+                  "Worker threads (0: the CPUs this process may use, affinity and cgroup quota "
+                  "honoured)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   add_device_option(*app, config->common);
   add_quiet_long_option(*app, config->common);
   return {app, [config, app] {
