@@ -4,11 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory_resource>
-#include <optional>
 #include <ostream>
 #include <string_view>
 #include <utility>
@@ -16,10 +12,8 @@
 #include "bwt/bwa_random.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "io/parallel_fasta.hpp"
+#include "io/batch_reader.hpp"
 #include "io/record_text.hpp"
-#include "io/sequence_reader.hpp"
-#include "io/sequence_record.hpp"
 
 namespace seqfuse::bwt {
 namespace {
@@ -49,72 +43,6 @@ constexpr std::array<std::uint8_t, 256> make_letter_codes() {
 }
 constexpr std::array<std::uint8_t, 256> kLetterCodes = make_letter_codes();
 
-// A plain (not gzip) regular file is about as long as its text, so reserving
-// its size up front saves the vector's doubling, which for a 3.1 Gbp genome
-// would briefly hold both the old 2 GB and the new 4 GB buffer.
-std::uint64_t plain_file_size(const std::string& path) {
-  if (path == "-") return 0;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return 0;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return 0;
-  std::ifstream in(path, std::ios::binary);
-  unsigned char magic[2] = {0, 0};
-  in.read(reinterpret_cast<char*>(magic), 2);
-  if (magic[0] == 0x1f && magic[1] == 0x8b) return 0;
-  return size;
-}
-
-// "<file>: record <n> '<name>'", the place every record error names.
-std::string record_place(const io::SequenceReader& reader, std::size_t index,
-                         const std::string& name) {
-  return reader.display_name() + ": record " + std::to_string(index + 1) + " " + io::quoted(name);
-}
-
-// Appends one record as bwa's add1() does: each ambiguous letter draws the
-// next random base in file order, and a run of ambiguous letters continues
-// only while the byte is the very same one as the byte before ('N' then 'n'
-// starts a new run); runs restart at every record. Returns the count of A, C,
-// G, T letters.
-std::uint64_t add_record(PackedReference& ref, const io::SequenceRecord& rec, BwaRandom& random,
-                         const io::SequenceReader& reader) {
-  ReferenceRecord record;
-  record.name = rec.name;
-  record.comment = rec.comment;
-  record.offset = ref.bases.size();
-  record.length = rec.seq.size();
-
-  const std::size_t start = ref.bases.size();
-  ref.bases.resize(start + rec.seq.size());
-  std::uint8_t* out = ref.bases.data() + start;
-  std::uint64_t real_bases = 0;
-  unsigned char previous = 0;  // bwa's `lasts`: no byte before the first
-  for (std::size_t i = 0; i < rec.seq.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(rec.seq[i]);
-    const std::uint8_t code = kLetterCodes[byte];
-    if (code < kAmbiguous) {
-      out[i] = code;
-      ++real_bases;
-    } else if (code == kAmbiguous) {
-      if (byte == previous) {
-        ++ref.holes.back().length;
-      } else {
-        ref.holes.push_back({record.offset + i, 1, static_cast<char>(byte)});
-        ++record.ambiguous_runs;
-      }
-      out[i] = random.next_base();
-    } else {
-      throw Error(record_place(reader, ref.records.size(), rec.name) + ": " +
-                  io::quoted(std::string_view(&rec.seq[i], 1)) + " at base " +
-                  std::to_string(i + 1) +
-                  " is not a nucleotide code (IUPAC letters only; a protein file?)");
-    }
-    previous = byte;
-  }
-  ref.records.push_back(std::move(record));
-  return real_bases;
-}
-
 // Out through a buffer: one call per block, not per byte.
 class ByteSink {
  public:
@@ -143,10 +71,11 @@ class ByteSink {
   std::string buffer_;
 };
 
-// The plain-file path: the whole FASTA parsed on threads (io's
-// read_fasta_parallel), the letters coded on threads, then one pass in file
-// order over the ambiguous letters alone, which draws bwa's random bases and
-// lists the runs exactly as add_record does.
+// Packs the whole FASTA as bwa's bns_fasta2bntseq does: the letters coded on
+// threads, then one pass in file order over the ambiguous letters alone.
+// Each ambiguous letter draws the next random base; a run of them continues
+// only while the byte is the very same one as the byte before ('N' then 'n'
+// starts a new run), and runs restart at every record.
 PackedReference pack_parsed(const std::string& display_name, const io::SequenceBatch& batch,
                             unsigned threads) {
   PackedReference ref;
@@ -219,32 +148,13 @@ PackedReference pack_parsed(const std::string& display_name, const io::SequenceB
 }  // namespace
 
 PackedReference pack_reference(const std::string& fasta_path, unsigned threads) {
-  if (std::optional<io::SequenceBatch> parsed = io::read_fasta_parallel(
-          fasta_path, std::pmr::new_delete_resource(), io::ParallelFastaOptions{.threads = threads}))
-    return pack_parsed(fasta_path, *parsed, threads);
-
-  io::SequenceReader reader(fasta_path);
-  PackedReference ref;
-  ref.seed = BwaRandom::kBwaSeed;
-  ref.bases.reserve(plain_file_size(fasta_path));
-  BwaRandom random(ref.seed);
-  io::SequenceRecord rec;
-  std::uint64_t real_bases = 0;
-  while (reader.next(rec)) {
-    // bwa keeps an empty record (length 0 in .ann); the issue asks for an
-    // error, as such a record is nearly always a broken file.
-    if (rec.seq.empty()) {
-      throw Error(record_place(reader, ref.records.size(), rec.name) + " has no bases");
-    }
-    real_bases += add_record(ref, rec, random, reader);
-  }
-  if (ref.records.empty()) throw Error(reader.display_name() + ": no FASTA records");
-  // bwa would index the random bases it drew for the N's: an index of noise.
-  if (real_bases == 0) {
-    throw Error(reader.display_name() +
-                ": no A, C, G or T in the reference (only ambiguous letters)");
-  }
-  return ref;
+  // The whole file as one batch: a plain FASTA parsed on threads, gzip and
+  // stdin in one stream (io::read_all); the letters are then coded in place.
+  const io::SequenceBatch batch =
+      io::read_all(fasta_path, std::pmr::new_delete_resource(), threads);
+  const std::string display_name = fasta_path == "-" ? "stdin" : fasta_path;
+  if (batch.empty()) throw Error(display_name + ": no FASTA records");
+  return pack_parsed(display_name, batch, threads);
 }
 
 RowVector<std::uint8_t> both_strands(const PackedReference& ref, unsigned threads) {
