@@ -8,6 +8,7 @@
 
 #include "preprocess/fastq_records.hpp"
 #include "preprocess/known_adapters.hpp"
+#include "preprocess/report/read_stats.hpp"
 
 namespace seqfuse::preprocess {
 namespace {
@@ -15,22 +16,6 @@ namespace {
 constexpr int kKeyLength = 10;
 constexpr int kKeys = 1 << (2 * kKeyLength);
 constexpr int kFirstPosition = 20;  // fastp ignores the first 20 bases
-
-// fastp's 2-bit codes for this pass: A0 T1 C2 G3; -1 for anything else.
-int base_code(char c) {
-  switch (c) {
-    case 'A':
-      return 0;
-    case 'T':
-      return 1;
-    case 'C':
-      return 2;
-    case 'G':
-      return 3;
-    default:
-      return -1;
-  }
-}
 
 std::string key_text(int key) {
   static constexpr char kBases[4] = {'A', 'T', 'C', 'G'};
@@ -49,12 +34,12 @@ void for_each_key(std::string_view seq, int shift_tail, Visit visit) {
   int key = -1;
   for (int pos = kFirstPosition; pos <= last; ++pos) {
     if (key >= 0) {
-      const int code = base_code(seq[static_cast<std::size_t>(pos + kKeyLength - 1)]);
+      const int code = fastp_base_code(seq[static_cast<std::size_t>(pos + kKeyLength - 1)]);
       key = code < 0 ? -1 : ((key << 2) & (kKeys - 1)) + code;
     } else {
       key = 0;
       for (int i = pos; i < pos + kKeyLength; ++i) {
-        const int code = base_code(seq[static_cast<std::size_t>(i)]);
+        const int code = fastp_base_code(seq[static_cast<std::size_t>(i)]);
         if (code < 0) {
           key = -1;
           break;

@@ -63,24 +63,7 @@ void count_row(std::ostream& out, const std::string& key, std::uint64_t n, std::
   row(out, key, grouped(n) + " (" + percent(n, whole) + ")");
 }
 
-struct Totals {
-  std::uint64_t reads = 0, bases = 0, q20 = 0, q30 = 0, gc = 0;
-};
-
-Totals totals(const ReadStats* a, const ReadStats* b) {
-  Totals t;
-  for (const ReadStats* s : {a, b}) {
-    if (s == nullptr) continue;
-    t.reads += s->reads();
-    t.bases += s->bases();
-    t.q20 += s->q20_bases();
-    t.q30 += s->q30_bases();
-    t.gc += s->gc_bases();
-  }
-  return t;
-}
-
-void totals_table(std::ostream& out, const Totals& t) {
+void totals_table(std::ostream& out, const ReadTotals& t) {
   out << "<table>\n";
   row(out, "total reads", grouped(t.reads));
   row(out, "total bases", grouped(t.bases));
@@ -117,9 +100,9 @@ void write_summary(std::ostream& out, const FastpReport& r) {
     if (r.paired) row(out, "read 2 adapter", r.adapter2);
   }
   out << "</table>\n<h3>Before filtering</h3>\n";
-  totals_table(out, totals(r.read1_before, r.read2_before));
+  totals_table(out, totals_of(r.read1_before, r.read2_before));
   out << "<h3>After filtering</h3>\n";
-  totals_table(out, totals(r.read1_after, r.read2_after));
+  totals_table(out, totals_of(r.read1_after, r.read2_after));
 }
 
 void write_filtering(std::ostream& out, const FastpReport& r) {

@@ -12,29 +12,11 @@ namespace {
 // out once, so '\n' is enough here.
 constexpr char kEol = '\n';
 
-// Totals of one side or both (fastp adds read 2's to read 1's).
-struct Totals {
-  std::uint64_t reads = 0, bases = 0, q20 = 0, q30 = 0, gc = 0;
-};
-
-Totals totals(const ReadStats* read1, const ReadStats* read2) {
-  Totals t;
-  for (const ReadStats* s : {read1, read2}) {
-    if (s == nullptr) continue;
-    t.reads += s->reads();
-    t.bases += s->bases();
-    t.q20 += s->q20_bases();
-    t.q30 += s->q30_bases();
-    t.gc += s->gc_bases();
-  }
-  return t;
-}
-
 double ratio(std::uint64_t part, std::uint64_t whole) {
   return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
 }
 
-void write_totals(std::ostream& o, const Totals& t, const ReadStats& read1,
+void write_totals(std::ostream& o, const ReadTotals& t, const ReadStats& read1,
                   const ReadStats* read2) {
   o << "\t\t\t\"total_reads\":" << t.reads << "," << kEol;
   o << "\t\t\t\"total_bases\":" << t.bases << "," << kEol;
@@ -57,10 +39,10 @@ void write_summary(std::ostream& o, const FastpReport& r) {
   o << "\t\t\"fastp_version\": \"" << r.version << "\"," << kEol;
   o << "\t\t\"sequencing\": \"" << sequencing << "\"," << kEol;
   o << "\t\t\"before_filtering\": {" << kEol;
-  write_totals(o, totals(r.read1_before, r.read2_before), *r.read1_before, r.read2_before);
+  write_totals(o, totals_of(r.read1_before, r.read2_before), *r.read1_before, r.read2_before);
   o << "\t\t}," << kEol;
   o << "\t\t\"after_filtering\": {" << kEol;
-  write_totals(o, totals(r.read1_after, r.read2_after), *r.read1_after, r.read2_after);
+  write_totals(o, totals_of(r.read1_after, r.read2_after), *r.read1_after, r.read2_after);
   o << "\t\t}" << kEol;
   o << "\t}," << kEol;
 }

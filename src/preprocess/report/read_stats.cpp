@@ -19,22 +19,6 @@ int quality_byte(char q) {
   return static_cast<signed char>(q);
 }
 
-// The 5-mer code of a base, -1 for anything but upper-case A, T, C, G.
-int kmer_code(char base) {
-  switch (base) {
-    case 'A':
-      return 0;
-    case 'T':
-      return 1;
-    case 'C':
-      return 2;
-    case 'G':
-      return 3;
-    default:
-      return -1;
-  }
-}
-
 // fastp's buffers start at the evaluated length plus this margin.
 constexpr std::size_t kCycleMargin = 1024;
 
@@ -76,7 +60,7 @@ void ReadStats::add(std::string_view seq, std::string_view qual) {
     ++cycle_bases_[i];
     cycle_quality_[i] += static_cast<std::uint64_t>(static_cast<std::int64_t>(q - kPhredOffset));
 
-    const int code = kmer_code(base);
+    const int code = fastp_base_code(base);
     if (code < 0) {
       valid_run = 0;
       continue;
@@ -190,6 +174,19 @@ std::string ReadStats::kmer_name(std::size_t index) {
     name[k] = kLetters[(index >> (2 * (name.size() - 1 - k))) & 3U];
   }
   return name;
+}
+
+ReadTotals totals_of(const ReadStats* read1, const ReadStats* read2) {
+  ReadTotals t;
+  for (const ReadStats* s : {read1, read2}) {
+    if (s == nullptr) continue;
+    t.reads += s->reads();
+    t.bases += s->bases();
+    t.q20 += s->q20_bases();
+    t.q30 += s->q30_bases();
+    t.gc += s->gc_bases();
+  }
+  return t;
 }
 
 }  // namespace seqfuse::preprocess

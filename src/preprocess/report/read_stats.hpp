@@ -79,4 +79,29 @@ class ReadStats {
   std::array<std::uint64_t, kStatsKmers> kmers_{};
 };
 
+// Reads, bases, Q20, Q30 and G/C bases of read 1's statistics, plus read 2's
+// when given: fastp's summary adds the two sides.
+struct ReadTotals {
+  std::uint64_t reads = 0, bases = 0, q20 = 0, q30 = 0, gc = 0;
+};
+[[nodiscard]] ReadTotals totals_of(const ReadStats* read1, const ReadStats* read2);
+
+// fastp's 2-bit base code in its k-mer passes (the statistics' 5-mers, the
+// adapter search's 10-mers): A0 T1 C2 G3 for the upper-case letters, -1 for
+// anything else, lower case too.
+[[nodiscard]] inline int fastp_base_code(char base) {
+  switch (base) {
+    case 'A':
+      return 0;
+    case 'T':
+      return 1;
+    case 'C':
+      return 2;
+    case 'G':
+      return 3;
+    default:
+      return -1;
+  }
+}
+
 }  // namespace seqfuse::preprocess
