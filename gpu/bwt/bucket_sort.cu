@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpu/bwt/bucket_keys.hpp"
+#include "gpu/bwt/launch.cuh"
 #include "gpu/bwt/row_output.cuh"
 #include "gpu/bwt/sort_paths.hpp"
 #include "gpu/error.hpp"
@@ -38,7 +39,6 @@
 namespace seqfuse::gpu::bwt {
 namespace {
 
-constexpr unsigned kThreads = 256;
 // Device bytes a bucket suffix takes: positions and keys, both ping-pong
 // (32), slot lists ping-pong (8), group labels (4), the deepening sort's
 // indices and labels, ping-pong (16), and a margin for the sorts' scratch.
@@ -47,14 +47,6 @@ constexpr std::uint64_t kReserve = std::uint64_t{1} << 30;  // scratch, counts, 
 // Radix sorts take a 32-bit count; scans and slot indices are 32-bit too.
 constexpr std::uint64_t kMaxBucket = (std::uint64_t{1} << 31) - 1;
 constexpr std::uint64_t kMaxSlice = std::uint64_t{1} << 30;
-
-unsigned blocks_for(std::uint64_t items) {
-  return static_cast<unsigned>((items + kThreads - 1) / kThreads);
-}
-
-__device__ std::uint64_t thread_index() {
-  return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
 
 __global__ void bin_counts_kernel(const std::uint8_t* text, std::uint64_t n,
                                   unsigned long long* counts) {
@@ -88,8 +80,7 @@ __global__ void first_heads_kernel(const std::uint64_t* sorted_keys, std::uint64
   if (t < count) heads[t] = group_head(sorted_keys, t);
 }
 
-__global__ void tied_kernel(const std::uint32_t* heads, std::uint64_t count,
-                            std::uint32_t* tied) {
+__global__ void tied_kernel(const std::uint32_t* heads, std::uint64_t count, std::uint32_t* tied) {
   const std::uint64_t t = thread_index();
   if (t < count) tied[t] = still_tied(heads, count, t);
 }
@@ -146,12 +137,15 @@ __global__ void deepening_heads_kernel(const std::uint32_t* sorted_labels,
   if (t < count) heads[t] = deepening_head(sorted_labels, sorted_keys, t);
 }
 
-template <class T>
-T read_back(const T* device_value, Stream& stream) {
-  T value{};
-  copy_to_host(&value, device_value, sizeof value, stream);
+// How many of `count` flags are set: the exclusive sum's last entry plus
+// the last flag, both copied back before the one wait.
+std::uint64_t flags_set(const std::uint32_t* flags, const std::uint32_t* before,
+                        std::uint64_t count, Stream& stream) {
+  std::uint32_t last[2] = {0, 0};
+  copy_to_host(&last[0], before + count - 1, sizeof last[0], stream);
+  copy_to_host(&last[1], flags + count - 1, sizeof last[1], stream);
   stream.synchronize();
-  return value;
+  return std::uint64_t{last[0]} + last[1];
 }
 
 // Suffixes per bin, on the device, back to the host.
@@ -160,7 +154,7 @@ std::vector<std::uint64_t> count_bins(const std::uint8_t* text, std::uint64_t n,
   DeviceBuffer counts(kBins * sizeof(unsigned long long));
   GPU_CHECK(gpuMemsetAsync(counts.data(), 0, counts.size(), s));
   bin_counts_kernel<<<blocks_for(n + 1), kThreads, 0, s>>>(text, n,
-                                                          counts.as<unsigned long long>());
+                                                           counts.as<unsigned long long>());
   GPU_CHECK_LAUNCH();
   std::vector<std::uint64_t> host(kBins);
   copy_to_host(host.data(), counts.data(), counts.size(), stream);
@@ -189,7 +183,11 @@ struct BucketSpace {
 class BucketSorter {
  public:
   BucketSorter(const std::uint8_t* text, std::uint64_t n, std::uint64_t capacity, Stream& stream)
-      : text_(text), n_(n), capacity_(capacity), space_(capacity), stream_(stream),
+      : text_(text),
+        n_(n),
+        capacity_(capacity),
+        space_(capacity),
+        stream_(stream),
         s_(static_cast<gpuStream_t>(stream.native())) {}
 
   // Sorts the bucket and copies its rows out; returns the deepening rounds.
@@ -233,13 +231,11 @@ class BucketSorter {
           text_, n_, first, count, bucket.first_bin, bucket.end_bin, flags);
       GPU_CHECK_LAUNCH();
       exclusive_sum(flags, before, count, space_.scratch, s_);
-      const std::uint64_t in_slice =
-          std::uint64_t{read_back(before + count - 1, stream_)} + read_back(flags + count - 1, stream_);
+      const std::uint64_t in_slice = flags_set(flags, before, count, stream_);
       if (found + in_slice > capacity_)
         throw Error("bucketed suffix sort: a bucket outgrew its count");
-      collect_kernel<<<blocks_for(count), kThreads, 0, s_>>>(text_, n_, first, count, flags,
-                                                            before, positions + found,
-                                                            keys + found);
+      collect_kernel<<<blocks_for(count), kThreads, 0, s_>>>(text_, n_, first, count, flags, before,
+                                                             positions + found, keys + found);
       GPU_CHECK_LAUNCH();
       found += in_slice;
     }
@@ -250,8 +246,8 @@ class BucketSorter {
   // slots.alternate, then swapped to current) and group labels. Returns how
   // many are tied. `heads` is a 2 x count uint32 region: the tied flags go
   // after the heads; the sums go in the sorted labels' buffers.
-  std::uint64_t next_tied(std::uint32_t* heads, const std::uint32_t* slots_in,
-                          std::uint64_t count, PingPong<std::uint32_t>& slots) {
+  std::uint64_t next_tied(std::uint32_t* heads, const std::uint32_t* slots_in, std::uint64_t count,
+                          PingPong<std::uint32_t>& slots) {
     std::uint32_t* tied = heads + count;
     auto* heads_before = space_.sorted_labels_a.as<std::uint32_t>();
     auto* tied_before = space_.sorted_labels_b.as<std::uint32_t>();
@@ -263,8 +259,7 @@ class BucketSorter {
         heads, heads_before, tied, tied_before, slots_in, count, slots.alternate,
         space_.labels.as<std::uint32_t>());
     GPU_CHECK_LAUNCH();
-    const std::uint64_t total = std::uint64_t{read_back(tied_before + count - 1, stream_)} +
-                                read_back(tied + count - 1, stream_);
+    const std::uint64_t total = flags_set(tied, tied_before, count, stream_);
     std::swap(slots.current, slots.alternate);
     label_bound_ = count;
     return total;
@@ -294,8 +289,8 @@ class BucketSorter {
     // flags in the other.
     std::uint64_t* sorted_keys = keys.current;
     auto* heads = reinterpret_cast<std::uint32_t*>(keys.alternate);
-    place_kernel<<<blocks, kThreads, 0, s_>>>(text_, n_, positions, indices.current,
-                                              slots.current, count, depth, order, sorted_keys);
+    place_kernel<<<blocks, kThreads, 0, s_>>>(text_, n_, positions, indices.current, slots.current,
+                                              count, depth, order, sorted_keys);
     GPU_CHECK_LAUNCH();
     deepening_heads_kernel<<<blocks, kThreads, 0, s_>>>(labels.current, sorted_keys, count, heads);
     GPU_CHECK_LAUNCH();

@@ -33,6 +33,7 @@
 #include <span>
 #include <string>
 
+#include "gpu/bwt/launch.cuh"
 #include "gpu/bwt/prefix_doubling.hpp"
 #include "gpu/bwt/row_output.cuh"
 #include "gpu/bwt/sort_paths.hpp"
@@ -43,7 +44,6 @@
 namespace seqfuse::gpu::bwt {
 namespace {
 
-constexpr unsigned kThreads = 256;
 // Device bytes per suffix: keys (8) and positions (4), each twice for the
 // sort's ping-pong halves, and the ranks (4). Head flags and their sums live
 // in the keys' free half, group starts in the positions' free half.
@@ -51,14 +51,6 @@ constexpr std::uint64_t kBytesPerSuffix = 2 * 8 + 2 * 4 + 4;
 // The sorts' temporary storage: a margin per suffix plus a fixed part.
 constexpr std::uint64_t kScratchPerSuffix = 2;
 constexpr std::uint64_t kScratchFixed = std::uint64_t{32} << 20;
-
-unsigned blocks_for(std::uint64_t items) {
-  return static_cast<unsigned>((items + kThreads - 1) / kThreads);
-}
-
-__device__ std::uint64_t thread_index() {
-  return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
 
 __global__ void initial_keys_kernel(const std::uint8_t* text, std::uint64_t n, std::uint64_t* keys,
                                     std::uint32_t* positions) {

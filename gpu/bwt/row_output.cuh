@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "gpu/bwt/launch.cuh"
 #include "gpu/bwt/suffix_sort.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/vendor.cuh"
@@ -18,10 +19,10 @@ namespace seqfuse::gpu::bwt {
 template <class Position>
 static __global__ void row_output_kernel(const Position* order, std::uint64_t count,
                                          std::uint64_t first_row, const std::uint8_t* text,
-                                         std::uint64_t interval_mask, std::uint64_t first_sample_row,
-                                         std::uint8_t* bwt, std::uint64_t* samples,
-                                         int interval_shift) {
-  const std::uint64_t j = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+                                         std::uint64_t interval_mask,
+                                         std::uint64_t first_sample_row, std::uint8_t* bwt,
+                                         std::uint64_t* samples, int interval_shift) {
+  const std::uint64_t j = thread_index();
   if (j >= count) return;
   const std::uint64_t suffix = order[j];
   bwt[j] = suffix == 0 ? kSentinelCode : text[suffix - 1];
@@ -46,10 +47,8 @@ void output_rows(const Position* order, std::uint64_t count, std::uint64_t first
   const std::uint64_t sample_count =
       end_row > first_sample_row ? (end_row - first_sample_row + interval - 1) >> shift : 0;
   const auto s = static_cast<gpuStream_t>(stream.native());
-  constexpr unsigned kThreads = 256;
-  const auto blocks = static_cast<unsigned>((count + kThreads - 1) / kThreads);
-  row_output_kernel<<<blocks, kThreads, 0, s>>>(order, count, first_row, device_text, interval - 1,
-                                                first_sample_row, bwt, samples, shift);
+  row_output_kernel<<<blocks_for(count), kThreads, 0, s>>>(
+      order, count, first_row, device_text, interval - 1, first_sample_row, bwt, samples, shift);
   GPU_CHECK_LAUNCH();
   copy_to_host(out.bwt.data() + first_row, bwt, count, stream);
   if (sample_count > 0)
