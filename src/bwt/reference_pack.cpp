@@ -96,22 +96,23 @@ PackedReference pack_parsed(const std::string& display_name, const io::SequenceB
   const char* letters = batch.bases.data();
   std::uint8_t* codes = ref.bases.data();
   std::atomic<std::uint64_t> first_rejected{total};
-  parallel_chunks(total, std::size_t{1} << 22, threads,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    for (std::size_t i = begin; i < end; ++i) {
-                      const std::uint8_t code = kLetterCodes[static_cast<unsigned char>(letters[i])];
-                      codes[i] = code;
-                      if (code == kRejected) {
-                        std::uint64_t seen = first_rejected.load();
-                        while (i < seen && !first_rejected.compare_exchange_weak(seen, i)) {
-                        }
-                        break;
-                      }
-                    }
-                  });
+  parallel_chunks(
+      total, std::size_t{1} << 22, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          const std::uint8_t code = kLetterCodes[static_cast<unsigned char>(letters[i])];
+          codes[i] = code;
+          if (code == kRejected) {
+            std::uint64_t seen = first_rejected.load();
+            while (i < seen && !first_rejected.compare_exchange_weak(seen, i)) {
+            }
+            break;
+          }
+        }
+      });
   if (const std::uint64_t i = first_rejected.load(); i < total) {
-    const auto r = static_cast<std::size_t>(
-        std::upper_bound(batch.offsets.begin(), batch.offsets.end(), i) - batch.offsets.begin() - 1);
+    const auto r =
+        static_cast<std::size_t>(std::upper_bound(batch.offsets.begin(), batch.offsets.end(), i) -
+                                 batch.offsets.begin() - 1);
     throw Error(display_name + ": record " + std::to_string(r + 1) + " " +
                 io::quoted(batch.name(r)) + ": " + io::quoted(std::string_view(letters + i, 1)) +
                 " at base " + std::to_string(i - batch.offsets[r] + 1) +
@@ -120,7 +121,7 @@ PackedReference pack_parsed(const std::string& display_name, const io::SequenceB
   BwaRandom random(ref.seed);
   std::uint64_t ambiguous = 0;
   for (ReferenceRecord& record : ref.records) {
-    bool open_run = false;      // an ambiguous letter came before in this record
+    bool open_run = false;       // an ambiguous letter came before in this record
     std::uint64_t previous = 0;  // its position
     const std::uint64_t end = record.offset + record.length;
     for (std::uint64_t i = record.offset; i < end; ++i) {
