@@ -7,9 +7,9 @@
 // as their suffixes are, so consecutive bins make a bucket whose suffixes
 // fill a contiguous range of suffix-array rows.
 //
-// Inside a bucket the order comes from deepening windows: round r compares
-// characters 21r .. 21r + 20 (initial_key at i + 21r). Why that order is
-// the suffix array's:
+// Inside a bucket the order comes first from deepening windows: round r
+// compares characters 21r .. 21r + 20 (initial_key at i + 21r). Why that
+// order is the suffix array's:
 // - round 0 sorts by the first 21 characters; as prefix_doubling.hpp shows,
 //   a window holding '$' is unique to its suffix among those that share the
 //   characters before it, and otherwise windows order as the characters do;
@@ -17,10 +17,25 @@
 //   first 21r characters, none of them past the end, so i + 21r <= n for
 //   every member; sorting the group stably by (group, window at 21r) orders
 //   it by its first 21(r + 1) characters, and groups keep their row ranges;
-// - a group with one member is done. Rounds end when no group has two:
-//   about (longest repeat) / 21 of them, each over the suffixes still tied.
-// Unlike prefix doubling this needs no rank of i + h, which may lie in
-// another bucket; the price is a round per 21 characters of repeat.
+// - a group with one member is done.
+// A window round adds 21 characters, so a bucket stops after kBucketRounds
+// of them; its rows then carry ranks (the row of their group's head, as in
+// prefix_doubling.hpp) in one array over all suffixes, and the suffixes
+// still tied (same_prefix of D = 21(kBucketRounds + 1) characters) go on a
+// list kept in row order, a group's members together, its head marked.
+//
+// The tied suffixes of every bucket are then sorted by prefix doubling with
+// h = D, 2D, 4D...: a round sorts each group by (group, rank[i + h]) and
+// gives the members their refined ranks (the group's first row plus the
+// offset of their subgroup's head inside the group). Once every bucket has
+// written its ranks, rank[i + h] exists for any i, in whatever bucket it
+// lies. The list is processed in chunks of whole groups, and a chunk may read
+// ranks that an earlier chunk of the same round has refined; as Larsson and
+// Sadakane show, that is harmless: a refined rank still lies inside its old
+// group's row range, so it orders against every other group as before, and
+// two suffixes of one group are always in one chunk. Rounds end when no
+// group has two members: about log2(L / D) of them for a longest repeat of
+// L characters, where windows alone would need L / 21.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +49,9 @@ namespace seqfuse::gpu::bwt {
 inline constexpr int kBinChars = 8;
 inline constexpr int kBinBits = 3 * kBinChars;
 inline constexpr std::uint64_t kBins = std::uint64_t{1} << kBinBits;
+// Window rounds a bucket runs before its tied suffixes go to the doubling.
+inline constexpr int kBucketRounds = 3;
+inline constexpr std::uint64_t kBucketDepth = std::uint64_t{kInitialChars} * (kBucketRounds + 1);
 
 SF_HOST_DEVICE std::uint32_t bucket_bin(const std::uint8_t* text, std::uint64_t n,
                                         std::uint64_t i) {
@@ -41,8 +59,8 @@ SF_HOST_DEVICE std::uint32_t bucket_bin(const std::uint8_t* text, std::uint64_t 
 }
 
 // Characters depth .. depth + 20 of suffix i (0 past the end of text$).
-SF_HOST_DEVICE std::uint64_t window_key(const std::uint8_t* text, std::uint64_t n,
-                                        std::uint64_t i, std::uint64_t depth) {
+SF_HOST_DEVICE std::uint64_t window_key(const std::uint8_t* text, std::uint64_t n, std::uint64_t i,
+                                        std::uint64_t depth) {
   return i + depth <= n ? initial_key(text, n, i + depth) : 0u;
 }
 
@@ -59,6 +77,40 @@ SF_HOST_DEVICE std::uint32_t still_tied(const std::uint32_t* heads, std::uint64_
                                         std::uint64_t t) {
   const bool next_is_head = t + 1 == count || heads[t + 1] != 0;
   return heads[t] != 0 && next_is_head ? 0u : 1u;
+}
+
+// Whether suffixes a and b share their first `depth` characters, none of
+// them past the end (a prefix that reaches '$' is its suffix's alone).
+SF_HOST_DEVICE bool same_prefix(const std::uint8_t* text, std::uint64_t n, std::uint64_t a,
+                                std::uint64_t b, std::uint64_t depth) {
+  if (a + depth > n || b + depth > n) return false;
+  for (std::uint64_t k = 0; k < depth; ++k)
+    if (text[a + k] != text[b + k]) return false;
+  return true;
+}
+
+// An entry of the tied list: a suffix, its top bit set where it heads its
+// group (positions stay below 2^63).
+inline constexpr std::uint64_t kGroupHeadBit = std::uint64_t{1} << 63;
+SF_HOST_DEVICE std::uint64_t tied_entry(std::uint64_t suffix, bool head) {
+  return suffix | (head ? kGroupHeadBit : 0u);
+}
+SF_HOST_DEVICE std::uint64_t entry_suffix(std::uint64_t entry) {
+  return entry & ~kGroupHeadBit;
+}
+SF_HOST_DEVICE std::uint32_t entry_head(std::uint64_t entry) {
+  return (entry & kGroupHeadBit) != 0 ? 1u : 0u;
+}
+
+// The end of the chunk that starts at `first` (a group head) in a tied list
+// of `count` entries: as many whole groups as fit in `capacity` entries.
+// Returns `first` when the group at `first` alone is larger.
+inline std::uint64_t chunk_end(const std::uint64_t* entries, std::uint64_t count,
+                               std::uint64_t first, std::uint64_t capacity) {
+  if (count - first <= capacity) return count;
+  std::uint64_t end = first + capacity;  // the first entry left out
+  while (end > first && entry_head(entries[end]) == 0) --end;
+  return end;
 }
 
 // A bucket: bins [first_bin, end_bin) holding `suffixes` suffixes, the

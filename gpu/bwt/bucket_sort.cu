@@ -4,23 +4,27 @@
 // sort at once on the device. The arithmetic and the proof of the order are
 // in bucket_keys.hpp; a CPU emulation test runs the same steps.
 //
-// The text stays on the device (1 byte a code). One pass counts the
-// suffixes of each bin (the first kBinChars characters); the host groups
-// bins into buckets that fit; then each bucket is collected from the text,
-// sorted by its first 21 characters, deepened 21 characters a round over the
-// suffixes still tied, and its rows (BWT codes, SA samples) copied out
-// before the next bucket reuses the same memory.
+// The text (1 byte a code) and a rank per suffix (8 bytes) stay on the
+// device. One pass counts the suffixes of each bin (the first kBinChars
+// characters); the host groups bins into buckets that fit; then each bucket
+// is collected from the text, sorted by its first 21 characters, deepened
+// by at most kBucketRounds windows of 21 over the suffixes still tied, and
+// its ranks written; the suffixes still tied after that go to a list on the
+// host. tied_doubling.cu sorts them by prefix doubling over every bucket's
+// ranks; then the rows (BWT codes, SA samples) come out of the ranks.
 //
-// Floors, per suffix of a bucket (B = 64 bytes of device memory each):
+// Floors, per suffix of a bucket (B = 80 bytes of device memory each):
 //   collect    the text scanned once per bucket in slices (1 B a position
 //              per bucket: n x buckets bytes in all), key + position out 16
 //   round 0    8 radix passes of a 63-bit key + 8-byte position: 8 x 32 = 256
-//   heads      key in 8, flags and sums 16                                24
-//   rows out   position in 8, text[pos - 1] 32 (a sector), code out 1     41
-// about 340 bytes a suffix: 6.2 G suffixes move 2.1 TB, 0.63 s at 3.35 TB/s,
-// plus the deepening rounds over tied suffixes (about 300 bytes each a
-// round), plus PCIe: 1 byte a row and 8 a sample back (6.2 GB + 1.6 GB for
-// a human genome's two strands at interval 32: 0.3 s at 25 GB/s).
+//   heads      neighbours compared (about 20 B of text), flags, sums     40
+//   ranks      position in 8, rank scattered 32 (a sector)               40
+//   rows out   rank in 8, text[i - 1] 1, code scattered 32 (a sector)    41
+// about 400 bytes a suffix: 6.2 G suffixes move 2.5 TB, 0.74 s at 3.35 TB/s,
+// plus the window rounds over tied suffixes (about 300 bytes each a round)
+// and the doubling of the tied list (tied_doubling.cu), plus PCIe: 1 byte a
+// row and 8 a sample back (6.2 GB + 1.6 GB for a human genome's two strands
+// at interval 32: 0.3 s at 25 GB/s).
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -28,9 +32,11 @@
 #include <vector>
 
 #include "gpu/bwt/bucket_keys.hpp"
+#include "gpu/bwt/group_kernels.cuh"
 #include "gpu/bwt/launch.cuh"
 #include "gpu/bwt/row_output.cuh"
 #include "gpu/bwt/sort_paths.hpp"
+#include "gpu/bwt/tied_doubling.hpp"
 #include "gpu/error.hpp"
 #include "gpu/primitives/device_sort.cuh"
 #include "gpu/runtime.hpp"
@@ -41,8 +47,9 @@ namespace {
 
 // Device bytes a bucket suffix takes: positions and keys, both ping-pong
 // (32), slot lists ping-pong (8), group labels (4), the deepening sort's
-// indices and labels, ping-pong (16), and a margin for the sorts' scratch.
-constexpr std::uint64_t kBytesPerBucketSuffix = 64;
+// indices and labels, ping-pong (16), and a margin for the sorts' scratch;
+// as much as a chunk entry of the tied doubling, which reuses the memory.
+constexpr std::uint64_t kBytesPerBucketSuffix = kBytesPerChunkEntry;
 constexpr std::uint64_t kReserve = std::uint64_t{1} << 30;  // scratch, counts, runtime
 // Radix sorts take a 32-bit count; scans and slot indices are 32-bit too.
 constexpr std::uint64_t kMaxBucket = (std::uint64_t{1} << 31) - 1;
@@ -80,11 +87,6 @@ __global__ void first_heads_kernel(const std::uint64_t* sorted_keys, std::uint64
   if (t < count) heads[t] = group_head(sorted_keys, t);
 }
 
-__global__ void tied_kernel(const std::uint32_t* heads, std::uint64_t count, std::uint32_t* tied) {
-  const std::uint64_t t = thread_index();
-  if (t < count) tied[t] = still_tied(heads, count, t);
-}
-
 // The suffixes still tied, with their slots (rows in the bucket) and group
 // labels; slots_in null means slot t (round 0).
 __global__ void compact_tied_kernel(const std::uint32_t* heads, const std::uint32_t* heads_before,
@@ -111,12 +113,6 @@ __global__ void window_keys_kernel(const std::uint8_t* text, std::uint64_t n,
   indices[x] = static_cast<std::uint32_t>(x);
 }
 
-__global__ void gather_labels_kernel(const std::uint32_t* labels, const std::uint32_t* indices,
-                                     std::uint64_t count, std::uint32_t* sorted_labels) {
-  const std::uint64_t t = thread_index();
-  if (t < count) sorted_labels[t] = labels[indices[t]];
-}
-
 // The tied suffixes back into their slots in (group, window) order, and
 // their windows in that order for the heads.
 __global__ void place_kernel(const std::uint8_t* text, std::uint64_t n,
@@ -135,6 +131,34 @@ __global__ void deepening_heads_kernel(const std::uint32_t* sorted_labels,
                                        std::uint32_t* heads) {
   const std::uint64_t t = thread_index();
   if (t < count) heads[t] = deepening_head(sorted_labels, sorted_keys, t);
+}
+
+// 1 where row t of a sorted bucket heads its group: the first row, or one
+// whose suffix differs from the previous row's within kBucketDepth.
+__global__ void row_heads_kernel(const std::uint8_t* text, std::uint64_t n,
+                                 const std::uint64_t* order, std::uint64_t count,
+                                 std::uint32_t* heads) {
+  const std::uint64_t t = thread_index();
+  if (t < count)
+    heads[t] = t == 0 || !same_prefix(text, n, order[t - 1], order[t], kBucketDepth) ? 1u : 0u;
+}
+
+// rank[i] = the row of the head of i's group; tied flags for the list.
+__global__ void bucket_ranks_kernel(const std::uint64_t* order, const std::uint32_t* heads,
+                                    const std::uint32_t* heads_before, const std::uint32_t* starts,
+                                    std::uint64_t count, std::uint64_t first_row,
+                                    std::uint64_t* rank, std::uint32_t* tied) {
+  const std::uint64_t t = thread_index();
+  if (t >= count) return;
+  rank[order[t]] = first_row + starts[group_of(heads, heads_before, t)];
+  tied[t] = still_tied(heads, count, t);
+}
+
+__global__ void tied_entries_kernel(const std::uint64_t* order, const std::uint32_t* heads,
+                                    const std::uint32_t* tied, const std::uint32_t* tied_before,
+                                    std::uint64_t count, std::uint64_t* entries) {
+  const std::uint64_t t = thread_index();
+  if (t < count && tied[t] != 0) entries[tied_before[t]] = tied_entry(order[t], heads[t] != 0);
 }
 
 // How many of `count` flags are set: the exclusive sum's last entry plus
@@ -190,8 +214,9 @@ class BucketSorter {
         stream_(stream),
         s_(static_cast<gpuStream_t>(stream.native())) {}
 
-  // Sorts the bucket and copies its rows out; returns the deepening rounds.
-  int sort(const Bucket& bucket, const SortOutput& out) {
+  // Sorts the bucket by up to kBucketRounds windows, writes its ranks and
+  // appends the suffixes still tied to `tied_list`; returns the window rounds.
+  int sort(const Bucket& bucket, std::uint64_t* rank, TiedList& tied_list) {
     PingPong<std::uint64_t> order{space_.order_a.as<std::uint64_t>(),
                                   space_.order_b.as<std::uint64_t>()};
     PingPong<std::uint64_t> keys{space_.keys_a.as<std::uint64_t>(),
@@ -210,15 +235,44 @@ class BucketSorter {
     std::uint64_t tied = next_tied(heads, nullptr, m, slots);
     std::uint64_t* positions = order.alternate;  // free after round 0's sort
     int rounds = 0;
-    for (std::uint64_t depth = kInitialChars; tied > 0; depth += kInitialChars, ++rounds)
+    for (std::uint64_t depth = kInitialChars; tied > 0 && rounds < kBucketRounds;
+         depth += kInitialChars, ++rounds)
       tied = deepen(order.current, positions, depth, tied, slots);
-
-    output_rows(order.current, m, bucket.first_row, text_, out,
-                reinterpret_cast<std::uint8_t*>(keys.alternate), keys.current, stream_);
+    write_ranks(order.current, m, bucket.first_row, rank, positions, tied_list);
     return rounds;
   }
 
  private:
+  // Ranks for the bucket's `count` sorted rows (first_row on) and its tied
+  // suffixes onto the list, through the keys' memory (heads, their sums,
+  // group starts, tied flags), the indices' (tied sums) and `entries`.
+  void write_ranks(const std::uint64_t* order, std::uint64_t count, std::uint64_t first_row,
+                   std::uint64_t* rank, std::uint64_t* entries, TiedList& tied_list) {
+    auto* heads = space_.keys_a.as<std::uint32_t>();
+    std::uint32_t* heads_before = heads + count;
+    auto* starts = space_.keys_b.as<std::uint32_t>();
+    std::uint32_t* tied = starts + count;
+    auto* tied_before = space_.indices_a.as<std::uint32_t>();
+    const unsigned blocks = blocks_for(count);
+    row_heads_kernel<<<blocks, kThreads, 0, s_>>>(text_, n_, order, count, heads);
+    GPU_CHECK_LAUNCH();
+    exclusive_sum(heads, heads_before, count, space_.scratch, s_);
+    group_starts_kernel<<<blocks, kThreads, 0, s_>>>(heads, heads_before, count, starts);
+    GPU_CHECK_LAUNCH();
+    bucket_ranks_kernel<<<blocks, kThreads, 0, s_>>>(order, heads, heads_before, starts, count,
+                                                     first_row, rank, tied);
+    GPU_CHECK_LAUNCH();
+    exclusive_sum(tied, tied_before, count, space_.scratch, s_);
+    tied_entries_kernel<<<blocks, kThreads, 0, s_>>>(order, heads, tied, tied_before, count,
+                                                     entries);
+    GPU_CHECK_LAUNCH();
+    const std::uint64_t kept = flags_set(tied, tied_before, count, stream_);
+    if (kept == 0) return;
+    copy_to_host(tied_list.entries.get() + tied_list.count, entries, kept * 8, stream_);
+    stream_.synchronize();
+    tied_list.count += kept;
+  }
+
   // The bucket's positions and their first windows, in text order.
   std::uint64_t collect(const Bucket& bucket, std::uint64_t* positions, std::uint64_t* keys) {
     const std::uint64_t slice = std::min(kMaxSlice, capacity_);
@@ -309,7 +363,7 @@ class BucketSorter {
 }  // namespace
 
 std::uint64_t bucketed_min_device_bytes(std::uint64_t n) {
-  return n + kBins * 8 + kReserve + (std::uint64_t{1} << 20) * kBytesPerBucketSuffix;
+  return n + 8 * (n + 1) + kBins * 8 + kReserve + (std::uint64_t{1} << 20) * kBytesPerBucketSuffix;
 }
 
 void sort_in_buckets(std::span<const std::uint8_t> text, const SortOutput& out,
@@ -320,7 +374,10 @@ void sort_in_buckets(std::span<const std::uint8_t> text, const SortOutput& out,
   const auto* codes = device_text.as<std::uint8_t>();
   trace("bwt gpu: text on the device");
   const std::vector<std::uint64_t> bins = count_bins(codes, n, stream);
-  if (capacity == 0) {
+  DeviceBuffer ranks((n + 1) * 8);
+  auto* rank = ranks.as<std::uint64_t>();
+  const bool forced = capacity != 0;
+  if (!forced) {
     const std::uint64_t free = free_device_memory();
     capacity = free > kReserve ? (free - kReserve) / kBytesPerBucketSuffix : 0;
   }
@@ -334,12 +391,23 @@ void sort_in_buckets(std::span<const std::uint8_t> text, const SortOutput& out,
   for (const Bucket& b : buckets) largest = std::max(largest, b.suffixes);
   trace("bwt gpu: " + std::to_string(buckets.size()) + " buckets of at most " +
         std::to_string(largest) + " suffixes");
-  BucketSorter sorter(codes, n, largest, stream);
-  for (std::size_t b = 0; b < buckets.size(); ++b) {
-    const int rounds = sorter.sort(buckets[b], out);
-    trace("bwt gpu: bucket " + std::to_string(b + 1) + " sorted and out (" +
-          std::to_string(rounds) + " deepening rounds)");
+  TiedList tied(n + 1);
+  {
+    BucketSorter sorter(codes, n, largest, stream);
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      const int rounds = sorter.sort(buckets[b], rank, tied);
+      trace("bwt gpu: bucket " + std::to_string(b + 1) + " ranked (" + std::to_string(rounds) +
+            " window rounds, " + std::to_string(tied.count) + " suffixes tied so far)");
+    }
   }
+  const int rounds = refine_tied(rank, n, tied, capacity, stream);
+  trace("bwt gpu: every suffix ranked (" + std::to_string(rounds) + " doubling rounds)");
+  // The rows in slices of what a bucket took (a forced capacity makes them
+  // small, so tests cover several slices).
+  const std::uint64_t free = free_device_memory();
+  const std::uint64_t budget =
+      forced ? capacity * kBytesPerBucketSuffix : (free > kReserve ? free - kReserve : 0);
+  output_ranked_rows(rank, n, codes, out, budget, stream);
 }
 
 }  // namespace seqfuse::gpu::bwt

@@ -33,6 +33,7 @@
 #include <span>
 #include <string>
 
+#include "gpu/bwt/group_kernels.cuh"
 #include "gpu/bwt/launch.cuh"
 #include "gpu/bwt/prefix_doubling.hpp"
 #include "gpu/bwt/row_output.cuh"
@@ -72,13 +73,6 @@ __global__ void mark_heads_kernel(const std::uint64_t* sorted_keys, std::uint64_
                                   std::uint32_t* heads) {
   const std::uint64_t j = thread_index();
   if (j < count) heads[j] = group_head(sorted_keys, j);
-}
-
-// starts[g] = the sorted index of group g's head.
-__global__ void group_starts_kernel(const std::uint32_t* heads, const std::uint32_t* heads_before,
-                                    std::uint64_t count, std::uint32_t* starts) {
-  const std::uint64_t j = thread_index();
-  if (j < count && heads[j] != 0) starts[heads_before[j]] = static_cast<std::uint32_t>(j);
 }
 
 // rank[positions[j]] = the sorted index of the head of j's group.

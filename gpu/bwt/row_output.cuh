@@ -2,11 +2,13 @@
 // [first_row, first_row + count) with their suffixes' positions in `order`,
 // the BWT code (the character before the suffix, kSentinelCode for the whole
 // text) and the suffix-array samples of rows that are multiples of the
-// interval; then both copied into the caller's host spans. Shared by the
-// one-pass and the bucketed sorts, so only the rows' 1 byte (plus 8 bytes a
-// sample) cross PCIe, never the 8-byte suffix array.
+// interval; then both copied into the caller's host spans. The one-pass
+// sort hands its sorted positions over; the bucketed sort, a rank per
+// suffix. Either way only the rows' 1 byte (plus 8 bytes a sample) cross
+// PCIe, never the 8-byte suffix array.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "gpu/bwt/launch.cuh"
@@ -30,6 +32,34 @@ static __global__ void row_output_kernel(const Position* order, std::uint64_t co
   if ((row & interval_mask) == 0) samples[(row - first_sample_row) >> interval_shift] = suffix;
 }
 
+// The samples among rows [first_row, first_row + count): rows first, first
+// + interval, ... (multiples of the interval).
+struct SampleRange {
+  SampleRange(std::uint64_t first_row, std::uint64_t count, std::uint32_t interval) {
+    while ((std::uint64_t{1} << shift) < interval) ++shift;
+    mask = std::uint64_t{interval} - 1;
+    first = (first_row + mask) & ~mask;
+    const std::uint64_t end_row = first_row + count;
+    this->count = end_row > first ? (end_row - first + mask) >> shift : 0;
+  }
+  int shift = 0;
+  std::uint64_t mask = 0;
+  std::uint64_t first = 0;  // the first sampled row
+  std::uint64_t count = 0;
+};
+
+// Device rows [first_row, first_row + count) (codes in `bwt`, samples in
+// `samples`) into out's host spans; waits for the copies.
+inline void copy_rows_out(std::uint64_t first_row, std::uint64_t count, const std::uint8_t* bwt,
+                          const std::uint64_t* samples, const SampleRange& range,
+                          const SortOutput& out, Stream& stream) {
+  copy_to_host(out.bwt.data() + first_row, bwt, count, stream);
+  if (range.count > 0)
+    copy_to_host(out.samples.data() + (range.first >> range.shift), samples,
+                 range.count * sizeof(std::uint64_t), stream);
+  stream.synchronize();
+}
+
 // Rows [first_row, first_row + count) into out.bwt and out.samples, through
 // device scratch of `count` codes and count / interval + 1 samples; waits
 // for the copies.
@@ -38,23 +68,51 @@ void output_rows(const Position* order, std::uint64_t count, std::uint64_t first
                  const std::uint8_t* device_text, const SortOutput& out, std::uint8_t* bwt,
                  std::uint64_t* samples, Stream& stream) {
   if (count == 0) return;
-  const std::uint64_t interval = out.interval;
-  int shift = 0;
-  while ((std::uint64_t{1} << shift) < interval) ++shift;
-  // Samples in range: rows first_sample_row, + interval, ... < first_row + count.
-  const std::uint64_t first_sample_row = (first_row + interval - 1) & ~(interval - 1);
-  const std::uint64_t end_row = first_row + count;
-  const std::uint64_t sample_count =
-      end_row > first_sample_row ? (end_row - first_sample_row + interval - 1) >> shift : 0;
+  const SampleRange range(first_row, count, out.interval);
   const auto s = static_cast<gpuStream_t>(stream.native());
   row_output_kernel<<<blocks_for(count), kThreads, 0, s>>>(
-      order, count, first_row, device_text, interval - 1, first_sample_row, bwt, samples, shift);
+      order, count, first_row, device_text, range.mask, range.first, bwt, samples, range.shift);
   GPU_CHECK_LAUNCH();
-  copy_to_host(out.bwt.data() + first_row, bwt, count, stream);
-  if (sample_count > 0)
-    copy_to_host(out.samples.data() + (first_sample_row >> shift), samples,
-                 sample_count * sizeof(std::uint64_t), stream);
-  stream.synchronize();
+  copy_rows_out(first_row, count, bwt, samples, range, out, stream);
+}
+
+// The rows of [first_row, first_row + count) from the ranks: suffix i is
+// row rank[i] (every rank distinct).
+static __global__ void ranked_rows_kernel(const std::uint64_t* rank, std::uint64_t n,
+                                          const std::uint8_t* text, std::uint64_t first_row,
+                                          std::uint64_t count, std::uint64_t interval_mask,
+                                          std::uint64_t first_sample_row, std::uint8_t* bwt,
+                                          std::uint64_t* samples, int interval_shift) {
+  const std::uint64_t i = thread_index();
+  if (i > n) return;
+  const std::uint64_t row = rank[i];
+  if (row < first_row || row - first_row >= count) return;
+  bwt[row - first_row] = i == 0 ? kSentinelCode : text[i - 1];
+  if ((row & interval_mask) == 0) samples[(row - first_sample_row) >> interval_shift] = i;
+}
+
+// Every row of text$ from the ranks of its n + 1 suffixes, in slices of
+// rows that fit `budget` device bytes; one pass over the ranks a slice.
+inline void output_ranked_rows(const std::uint64_t* rank, std::uint64_t n,
+                               const std::uint8_t* device_text, const SortOutput& out,
+                               std::uint64_t budget, Stream& stream) {
+  const std::uint64_t interval = out.interval;
+  const std::uint64_t bytes_per_row = 1 + (8 + interval - 1) / interval;
+  const std::uint64_t rows = std::max(interval, budget / bytes_per_row / interval * interval);
+  const std::uint64_t slice = std::min(rows, n + 1);
+  DeviceBuffer bwt(slice);
+  DeviceBuffer samples((slice / interval + 1) * sizeof(std::uint64_t));
+  const auto s = static_cast<gpuStream_t>(stream.native());
+  for (std::uint64_t first_row = 0; first_row <= n; first_row += slice) {
+    const std::uint64_t count = std::min(slice, n + 1 - first_row);
+    const SampleRange range(first_row, count, out.interval);
+    ranked_rows_kernel<<<blocks_for(n + 1), kThreads, 0, s>>>(
+        rank, n, device_text, first_row, count, range.mask, range.first, bwt.as<std::uint8_t>(),
+        samples.as<std::uint64_t>(), range.shift);
+    GPU_CHECK_LAUNCH();
+    copy_rows_out(first_row, count, bwt.as<std::uint8_t>(), samples.as<std::uint64_t>(), range, out,
+                  stream);
+  }
 }
 
 }  // namespace seqfuse::gpu::bwt

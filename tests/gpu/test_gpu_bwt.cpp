@@ -1,8 +1,8 @@
 // The device suffix sort (gpu/bwt) against bwt::suffix_array_cpu
 // (libdivsufsort) on fresh texts each run, in both of its paths: the
-// one-pass prefix doubling and the bucketed deepening sort (forced with
-// small buckets). Edge lengths, one letter repeated, periodic texts, a long
-// repeat and a random 10 M-code text; every output is poisoned before each
+// one-pass prefix doubling and the bucketed sort (forced with small
+// buckets: window rounds, then doubling over the tied suffixes). Edge lengths, one letter repeated,
+// periodic texts, a long repeat and a random 10 M-code text; every output is poisoned before each
 // call. Then the refusals.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -40,15 +40,14 @@ DeviceRows poisoned(std::size_t n, std::uint32_t interval) {
 
 // bucket_suffixes 0: the one-pass sort (the texts here fit the device).
 void check(const Text& text, std::uint32_t interval, std::uint64_t bucket_suffixes = 0) {
-  INFO("length " << text.size() << ", interval " << interval << ", buckets of "
-                 << bucket_suffixes);
+  INFO("length " << text.size() << ", interval " << interval << ", buckets of " << bucket_suffixes);
   DeviceRows rows = poisoned(text.size(), interval);
   gpu::bwt::SortPlan plan;
   plan.bucket_suffixes = bucket_suffixes;
   REQUIRE(gpu::bwt::sort_suffixes(text, {rows.bwt, rows.samples, interval}, plan) ==
           gpu::Status::kSuccess);
-  const auto expected = seqfuse::bwt::sorted_from_suffix_array(
-      text, seqfuse::bwt::suffix_array_cpu(text), interval);
+  const auto expected =
+      seqfuse::bwt::sorted_from_suffix_array(text, seqfuse::bwt::suffix_array_cpu(text), interval);
   const auto bad_row = std::mismatch(rows.bwt.begin(), rows.bwt.end(), expected.bwt.begin());
   INFO("first BWT difference at row " << (bad_row.first - rows.bwt.begin()));
   CHECK(std::ranges::equal(rows.bwt, expected.bwt));
@@ -87,6 +86,12 @@ TEST_CASE("GPU sorted suffixes equal the CPU's, in one pass and in buckets", "[g
     Text t = random_text(rng, 200000);
     std::copy(t.begin() + 10, t.begin() + 10 + 50000, t.end() - 50007);
     check_both(t, 20000);
+  }
+  SECTION("a repeat of 1 M codes across buckets: doubling over the tied list") {
+    Text t = random_text(rng, 3'000'000);
+    std::copy(t.begin() + 7, t.begin() + 7 + 1'000'000, t.end() - 1'000'011);
+    check(t, 32, 400'000);
+    check(t, 1, 400'000);
   }
   SECTION("a random 10 M-code text") {
     const Text t = random_text(rng, 10'000'000);

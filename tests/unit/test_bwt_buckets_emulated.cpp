@@ -1,8 +1,10 @@
-// The bucketed GPU suffix sort (gpu/bwt/bucket_sort.cu) run on the CPU: the
-// same steps with the same shared functions of gpu/bwt/bucket_keys.hpp
-// (bucket_bin, plan_buckets, window_key, deepening_head, still_tied) and
-// prefix_doubling.hpp (initial_key, group_head), std::stable_sort in place
-// of the device radix sorts and loops in place of the scans and scatters.
+// The bucketed GPU suffix sort (gpu/bwt/bucket_sort.cu and
+// tied_doubling.cu) run on the CPU: the same steps with the same shared
+// functions of gpu/bwt/bucket_keys.hpp (bucket_bin, plan_buckets,
+// window_key, deepening_head, still_tied, same_prefix, tied entries,
+// chunk_end) and prefix_doubling.hpp (initial_key, group_head),
+// std::stable_sort in place of the device radix sorts and loops in place of
+// the scans and scatters.
 // Each result must equal bwt::suffix_array_cpu (libdivsufsort), whatever the
 // bucket capacity. CI runs it; [gpu][bwt] checks the kernels themselves.
 #include <algorithm>
@@ -72,7 +74,9 @@ std::vector<std::uint64_t> sort_bucket(const Text& text, const gb::Bucket& bucke
   for (std::size_t t = 0; t < order.size(); ++t) heads[t] = gb::group_head(sorted_keys.data(), t);
   next_tied(heads, {}, slots, labels);
 
-  for (std::uint64_t depth = gb::kInitialChars; !slots.empty(); depth += gb::kInitialChars) {
+  int bucket_rounds = 0;
+  for (std::uint64_t depth = gb::kInitialChars; !slots.empty() && bucket_rounds < gb::kBucketRounds;
+       depth += gb::kInitialChars, ++bucket_rounds) {
     ++rounds;
     const std::size_t count = slots.size();
     std::vector<std::uint64_t> tied_positions(count), windows(count);
@@ -108,8 +112,66 @@ std::vector<std::uint64_t> sort_bucket(const Text& text, const gb::Bucket& bucke
 struct Emulation {
   std::vector<std::uint64_t> sa;
   std::size_t buckets = 0;
-  int rounds = 0;  // deepening rounds over all buckets
+  int rounds = 0;           // window rounds over all buckets
+  int doubling_rounds = 0;  // rounds of the tied list
+  std::uint64_t tied = 0;   // suffixes the buckets left tied
 };
+
+// A bucket's ranks and tied entries from its sorted rows (write_ranks).
+void rank_bucket(const Text& text, const std::vector<std::uint64_t>& order, std::uint64_t first_row,
+                 std::vector<std::uint64_t>& rank, std::vector<std::uint64_t>& tied) {
+  const std::uint64_t n = text.size();
+  std::vector<std::uint32_t> heads(order.size());
+  for (std::size_t t = 0; t < order.size(); ++t)
+    heads[t] = t == 0 || !gb::same_prefix(text.data(), n, order[t - 1], order[t], gb::kBucketDepth);
+  std::uint64_t start = 0;
+  for (std::size_t t = 0; t < order.size(); ++t) {
+    if (heads[t] != 0) start = t;
+    rank[order[t]] = first_row + start;
+    if (gb::still_tied(heads.data(), order.size(), t) != 0)
+      tied.push_back(gb::tied_entry(order[t], heads[t] != 0));
+  }
+}
+
+// One chunk of a doubling round at depth h (TiedRefiner::refine).
+void refine_chunk(const std::uint64_t* entries, std::size_t count, std::uint64_t h,
+                  std::vector<std::uint64_t>& rank, std::vector<std::uint64_t>& next) {
+  std::vector<std::uint32_t> labels(count);
+  std::vector<std::uint64_t> keys(count), label_rank;
+  std::vector<std::uint32_t> label_start;
+  for (std::size_t t = 0; t < count; ++t) {
+    const std::uint64_t i = gb::entry_suffix(entries[t]);
+    if (gb::entry_head(entries[t]) != 0) {
+      label_rank.push_back(rank[i]);
+      label_start.push_back(static_cast<std::uint32_t>(t));
+    }
+    if (label_rank.empty()) FAIL("a chunk does not start at a group head");
+    labels[t] = static_cast<std::uint32_t>(label_rank.size() - 1);
+    keys[t] = rank[i + h];
+  }
+  const auto by_key = stable_order(keys);
+  std::vector<std::uint32_t> key_labels(count);
+  for (std::size_t t = 0; t < count; ++t) key_labels[t] = labels[by_key[t]];
+  const auto by_label = stable_order(key_labels);
+  std::vector<std::uint64_t> suffixes(count), sorted_keys(count);
+  std::vector<std::uint32_t> sorted_labels(count), heads(count);
+  for (std::size_t t = 0; t < count; ++t) {
+    const std::uint32_t x = by_key[by_label[t]];
+    suffixes[t] = gb::entry_suffix(entries[x]);
+    sorted_keys[t] = rank[suffixes[t] + h];
+    sorted_labels[t] = labels[x];
+  }
+  for (std::size_t t = 0; t < count; ++t)
+    heads[t] = gb::deepening_head(sorted_labels.data(), sorted_keys.data(), t);
+  std::uint32_t start = 0;
+  for (std::size_t t = 0; t < count; ++t) {
+    if (heads[t] != 0) start = static_cast<std::uint32_t>(t);
+    const std::uint32_t label = sorted_labels[t];
+    rank[suffixes[t]] = label_rank[label] + (start - label_start[label]);
+    if (gb::still_tied(heads.data(), count, t) != 0)
+      next.push_back(gb::tied_entry(suffixes[t], heads[t] != 0));
+  }
+}
 
 Emulation emulate(const Text& text, std::uint64_t capacity) {
   const std::uint64_t n = text.size();
@@ -119,13 +181,29 @@ Emulation emulate(const Text& text, std::uint64_t capacity) {
   REQUIRE_FALSE(buckets.empty());
   Emulation out;
   out.buckets = buckets.size();
+  std::vector<std::uint64_t> rank(n + 1, ~std::uint64_t{0}), tied;
   std::uint64_t row = 0;
   for (const gb::Bucket& bucket : buckets) {
     REQUIRE(bucket.first_row == row);
     REQUIRE(bucket.suffixes <= capacity);
-    const auto rows = sort_bucket(text, bucket, out.rounds);
-    out.sa.insert(out.sa.end(), rows.begin(), rows.end());
+    rank_bucket(text, sort_bucket(text, bucket, out.rounds), bucket.first_row, rank, tied);
     row += bucket.suffixes;
+  }
+  out.tied = tied.size();
+  for (std::uint64_t h = gb::kBucketDepth; !tied.empty(); h *= 2, ++out.doubling_rounds) {
+    std::vector<std::uint64_t> next;
+    for (std::uint64_t first = 0; first < tied.size();) {
+      const std::uint64_t end = gb::chunk_end(tied.data(), tied.size(), first, capacity);
+      REQUIRE(end > first);
+      refine_chunk(tied.data() + first, end - first, h, rank, next);
+      first = end;
+    }
+    tied.swap(next);
+  }
+  out.sa.assign(n + 1, ~std::uint64_t{0});
+  for (std::uint64_t i = 0; i <= n; ++i) {
+    REQUIRE(rank[i] <= n);
+    out.sa[rank[i]] = i;
   }
   return out;
 }
@@ -152,13 +230,25 @@ TEST_CASE("bucketed suffix sort, emulated, equals libdivsufsort", "[bwt]") {
   }
   SECTION("one letter repeated: one bin holds almost every suffix") {
     for (std::uint8_t c = 0; c < 4; ++c) check(Text(300, c), 300);
-    CHECK(emulate(Text(300, 0), 300).rounds == 14);  // 300 / 21 windows deep
+    // Three windows (84 characters), then doubling to 168 and 336.
+    const Emulation e = emulate(Text(300, 0), 300);
+    CHECK(e.rounds == gb::kBucketRounds);
+    CHECK(e.doubling_rounds == 2);
   }
   SECTION("periodic texts and a long repeat") {
     for (std::size_t period : {2, 3, 7, 21, 22}) check(periodic_text(rng, period, 700), 700);
     Text t = random_text(rng, 5000);
     std::copy(t.begin() + 10, t.begin() + 10 + 1500, t.end() - 1507);
     check(t, 200);
+    check(t, 1600);  // chunks of whole groups, several a round
+  }
+  SECTION("a repeat of 100 kb: doubling rounds, not windows") {
+    Text t = random_text(rng, 250000);
+    std::copy(t.begin() + 5, t.begin() + 5 + 100000, t.end() - 100003);
+    check(t, 1u << 20);
+    const Emulation e = emulate(t, 1u << 20);
+    CHECK(e.tied > 100000);
+    CHECK(e.doubling_rounds <= 11);  // log2(100000 / 84) + 1
   }
 }
 

@@ -1,0 +1,38 @@
+// Kernels over sorted groups that the bucketed sort's window rounds, its
+// rank pass and the doubling of its tied suffixes all use: group starts from
+// head flags, the flags of groups with two or more members, and a gather of
+// labels into sorted order. One thread per sorted index.
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/bwt/bucket_keys.hpp"
+#include "gpu/bwt/launch.cuh"
+#include "gpu/vendor.cuh"
+
+namespace seqfuse::gpu::bwt {
+
+// starts[g] = the sorted index of group g's head.
+static __global__ void group_starts_kernel(const std::uint32_t* heads,
+                                           const std::uint32_t* heads_before, std::uint64_t count,
+                                           std::uint32_t* starts) {
+  const std::uint64_t t = thread_index();
+  if (t < count && heads[t] != 0) starts[heads_before[t]] = static_cast<std::uint32_t>(t);
+}
+
+// tied[t] = 1 where sorted index t is in a group of two or more.
+static __global__ void tied_kernel(const std::uint32_t* heads, std::uint64_t count,
+                                   std::uint32_t* tied) {
+  const std::uint64_t t = thread_index();
+  if (t < count) tied[t] = still_tied(heads, count, t);
+}
+
+// sorted_labels[t] = labels[indices[t]].
+static __global__ void gather_labels_kernel(const std::uint32_t* labels,
+                                            const std::uint32_t* indices, std::uint64_t count,
+                                            std::uint32_t* sorted_labels) {
+  const std::uint64_t t = thread_index();
+  if (t < count) sorted_labels[t] = labels[indices[t]];
+}
+
+}  // namespace seqfuse::gpu::bwt

@@ -1,0 +1,35 @@
+// The second stage of the bucketed suffix sort (bucket_sort.cu): the
+// suffixes that a bucket's window rounds left tied, sorted by prefix
+// doubling over the ranks of every bucket (the order and its proof:
+// bucket_keys.hpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "gpu/runtime.hpp"
+
+namespace seqfuse::gpu::bwt {
+
+// Tied entries (bucket_keys.hpp's tied_entry) in row order, on the host:
+// a list may hold as many entries as there are suffixes, more than the
+// device has room for beside the ranks. Pages are touched only as entries
+// arrive.
+struct TiedList {
+  explicit TiedList(std::uint64_t max_entries) : entries(new std::uint64_t[max_entries]) {}
+  std::unique_ptr<std::uint64_t[]> entries;
+  std::uint64_t count = 0;
+};
+
+// Device bytes a chunk entry takes in refine_tied (80, as a bucket suffix
+// in bucket_sort.cu, so a chunk fits where a bucket did).
+inline constexpr std::uint64_t kBytesPerChunkEntry = 80;
+
+// Refines rank (n + 1 entries on the device, rank[i] the row of the head of
+// i's group, every tied group sharing its first kBucketDepth characters)
+// until every suffix has its own row, in chunks of at most `capacity`
+// entries (no group may be larger). `tied` is consumed. Returns the rounds.
+int refine_tied(std::uint64_t* rank, std::uint64_t n, TiedList& tied, std::uint64_t capacity,
+                Stream& stream);
+
+}  // namespace seqfuse::gpu::bwt
