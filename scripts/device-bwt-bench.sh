@@ -114,5 +114,10 @@ done
 echo ""
 echo "traced GPU run (${inputs[-1]}):"
 SEQFUSE_TRACE=1 "$sf" bwt "$work/${inputs[-1]}.fa" -p "$work/trace" --device gpu -t "$threads" 2>&1 | tail -n 16
+echo ""
+echo "traced GPU run, 8 buckets forced (${inputs[-1]}): window rounds, tied suffixes, doubling rounds"
+bases=$(grep -v '^>' "$work/${inputs[-1]}.fa" | tr -d '\n' | wc -c)
+SEQFUSE_TRACE=1 SEQFUSE_BWT_BUCKET_SUFFIXES=$((bases * 2 / 8 + 1000)) "$sf" bwt "$work/${inputs[-1]}.fa" \
+  -p "$work/trace" --device gpu -t "$threads" 2>&1 | grep -E "bwt gpu|sorted|written" | tail -n 40
 echo "device-bwt-bench: $failures failure(s); table: $table"
 exit $((failures > 0))

@@ -105,7 +105,7 @@ fi
   echo ""
   echo "seqfuse's stderr:"
   echo '```'
-  tail -n 8 "$work/run.txt.stderr"
+  grep -v -E "bucket [0-9]+ ranked|doubling round" "$work/run.txt.stderr" | tail -n 24
   echo '```'
   ls -l "$work"/sim.* | awk '{print $5, $9}'
 } | tee "$report"

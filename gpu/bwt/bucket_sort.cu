@@ -366,13 +366,8 @@ std::uint64_t bucketed_min_device_bytes(std::uint64_t n) {
   return n + 8 * (n + 1) + kBins * 8 + kReserve + (std::uint64_t{1} << 20) * kBytesPerBucketSuffix;
 }
 
-void sort_in_buckets(std::span<const std::uint8_t> text, const SortOutput& out,
+void sort_in_buckets(const std::uint8_t* codes, std::uint64_t n, const SortOutput& out,
                      std::uint64_t capacity, Stream& stream) {
-  const std::uint64_t n = text.size();
-  DeviceBuffer device_text(n);
-  copy_to_device(device_text.data(), text.data(), n, stream);
-  const auto* codes = device_text.as<std::uint8_t>();
-  trace("bwt gpu: text on the device");
   const std::vector<std::uint64_t> bins = count_bins(codes, n, stream);
   DeviceBuffer ranks((n + 1) * 8);
   auto* rank = ranks.as<std::uint64_t>();
@@ -408,6 +403,7 @@ void sort_in_buckets(std::span<const std::uint8_t> text, const SortOutput& out,
   const std::uint64_t budget =
       forced ? capacity * kBytesPerBucketSuffix : (free > kReserve ? free - kReserve : 0);
   output_ranked_rows(rank, n, codes, out, budget, stream);
+  trace("bwt gpu: rows copied out");
 }
 
 }  // namespace seqfuse::gpu::bwt

@@ -129,18 +129,16 @@ std::uint64_t one_pass_device_bytes(std::uint64_t n) {
   return n + count * (kBytesPerSuffix + kScratchPerSuffix) + kScratchFixed;
 }
 
-void sort_one_pass(std::span<const std::uint8_t> text, const SortOutput& out, Stream& stream) {
-  const std::uint64_t n = text.size();
+void sort_one_pass(const std::uint8_t* text, std::uint64_t n, const SortOutput& out,
+                   Stream& stream) {
   const std::uint64_t count = n + 1;
   const auto s = static_cast<gpuStream_t>(stream.native());
   SortSpace space(count);
   PingPong<std::uint64_t> keys{space.keys_a.as<std::uint64_t>(), space.keys_b.as<std::uint64_t>()};
   PingPong<std::uint32_t> positions{space.positions_a.as<std::uint32_t>(),
                                     space.positions_b.as<std::uint32_t>()};
-  DeviceBuffer device_text(n);
-  copy_to_device(device_text.data(), text.data(), n, stream);
-  initial_keys_kernel<<<blocks_for(count), kThreads, 0, s>>>(device_text.as<std::uint8_t>(), n,
-                                                             keys.current, positions.current);
+  initial_keys_kernel<<<blocks_for(count), kThreads, 0, s>>>(text, n, keys.current,
+                                                             positions.current);
   GPU_CHECK_LAUNCH();
   radix_sort_pairs(keys, positions, count, 0, kInitialKeyBits, space.scratch, s);
 
@@ -158,8 +156,9 @@ void sort_one_pass(std::span<const std::uint8_t> text, const SortOutput& out, St
   // Every key is distinct: the positions are the suffix array. The keys are
   // no longer needed: the codes go out through one half, the samples
   // (at most one a suffix) through the other.
-  output_rows(positions.current, count, 0, device_text.as<std::uint8_t>(), out,
+  output_rows(positions.current, count, 0, text, out,
               reinterpret_cast<std::uint8_t*>(keys.alternate), keys.current, stream);
+  trace("bwt gpu: rows copied out");
 }
 
 }  // namespace seqfuse::gpu::bwt

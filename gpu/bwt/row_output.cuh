@@ -53,11 +53,10 @@ struct SampleRange {
 inline void copy_rows_out(std::uint64_t first_row, std::uint64_t count, const std::uint8_t* bwt,
                           const std::uint64_t* samples, const SampleRange& range,
                           const SortOutput& out, Stream& stream) {
-  copy_to_host(out.bwt.data() + first_row, bwt, count, stream);
+  copy_to_pageable_host(out.bwt.data() + first_row, bwt, count, stream, out.host_threads);
   if (range.count > 0)
-    copy_to_host(out.samples.data() + (range.first >> range.shift), samples,
-                 range.count * sizeof(std::uint64_t), stream);
-  stream.synchronize();
+    copy_to_pageable_host(out.samples.data() + (range.first >> range.shift), samples,
+                          range.count * sizeof(std::uint64_t), stream, out.host_threads);
 }
 
 // Rows [first_row, first_row + count) into out.bwt and out.samples, through

@@ -31,6 +31,9 @@ struct SortOutput {
   // text.size() / interval + 1 entries: sa[0], sa[interval], sa[2 interval]...
   std::span<std::uint64_t> samples;
   std::uint32_t interval = 1;
+  // Host threads that copy the rows out of pinned staging (they also fault
+  // in the pages of bwt and samples, which may be untouched).
+  unsigned host_threads = 1;
 };
 
 struct SortPlan {

@@ -67,5 +67,11 @@ void copy_to_host(void*, const void*, std::size_t, Stream&) {
 void fill_device(void*, unsigned char, std::size_t, Stream&) {
   no_backend();
 }
+void copy_to_pageable_host(void*, const void*, std::size_t, Stream&, unsigned) {
+  no_backend();
+}
+void copy_from_pageable_host(void*, const void*, std::size_t, Stream&, unsigned) {
+  no_backend();
+}
 
 }  // namespace seqfuse::gpu

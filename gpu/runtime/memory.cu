@@ -1,6 +1,10 @@
 // Device buffers, pinned host memory and streams.
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "gpu/error.hpp"
 #include "gpu/runtime.hpp"
@@ -42,8 +46,8 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
     (void)gpuGetLastError();
     std::size_t free_bytes = 0, total_bytes = 0;
     (void)gpuMemGetInfo(&free_bytes, &total_bytes);
-    throw OutOfMemory("device out of memory: requested " + mib(bytes) + ", " +
-                            mib(free_bytes) + " free of " + mib(total_bytes));
+    throw OutOfMemory("device out of memory: requested " + mib(bytes) + ", " + mib(free_bytes) +
+                      " free of " + mib(total_bytes));
   }
   GPU_CHECK(err);
 }
@@ -117,6 +121,96 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream& stream)
 
 void fill_device(void* dst, unsigned char value, std::size_t bytes, Stream& stream) {
   GPU_CHECK(gpuMemsetAsync(dst, value, bytes, native(stream)));
+}
+
+namespace {
+
+// memcpy on `threads` threads, each taking one contiguous part (so each
+// faults in its own destination pages).
+void parallel_memcpy(void* dst, const void* src, std::size_t bytes, unsigned threads) {
+  const std::size_t parts = std::clamp<std::size_t>(threads, 1, bytes >> 20 | 1);
+  const std::size_t part = (bytes + parts - 1) / parts;
+  std::vector<std::thread> workers;
+  for (std::size_t p = 1; p < parts; ++p) {
+    const std::size_t begin = p * part;
+    if (begin >= bytes) break;
+    workers.emplace_back([=] {
+      std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
+                  std::min(part, bytes - begin));
+    });
+  }
+  std::memcpy(dst, src, std::min(part, bytes));
+  for (std::thread& w : workers) w.join();
+}
+
+constexpr std::size_t kStagingBlock = std::size_t{64} << 20;
+
+// Two pinned blocks for the staged copies below.
+struct Staging {
+  Staging() : resource(pinned_resource()) {
+    for (void*& b : block) b = resource->allocate(kStagingBlock, 4096);
+  }
+  ~Staging() {
+    for (void* b : block) resource->deallocate(b, kStagingBlock, 4096);
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  std::pmr::memory_resource* resource;
+  void* block[2] = {nullptr, nullptr};
+  Event done[2];  // the device's copy of each block
+};
+
+std::size_t block_length(std::size_t bytes, std::size_t k) {
+  return std::min(kStagingBlock, bytes - k * kStagingBlock);
+}
+
+}  // namespace
+
+void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
+                           unsigned threads) {
+  if (bytes <= kStagingBlock / 4) {  // a staging pipeline does not pay for itself
+    copy_to_host(dst, src, bytes, stream);
+    stream.synchronize();
+    return;
+  }
+  Staging staging;
+  const std::size_t blocks = (bytes + kStagingBlock - 1) / kStagingBlock;
+  auto drain = [&](std::size_t k) {  // block k from staging to dst, once the device filled it
+    staging.done[k % 2].synchronize();
+    parallel_memcpy(static_cast<char*>(dst) + k * kStagingBlock, staging.block[k % 2],
+                    block_length(bytes, k), threads);
+  };
+  // The device fills block k while the host drains block k - 1 from the
+  // other staging block.
+  for (std::size_t k = 0; k < blocks; ++k) {
+    copy_to_host(staging.block[k % 2], static_cast<const char*>(src) + k * kStagingBlock,
+                 block_length(bytes, k), stream);
+    staging.done[k % 2].record(stream);
+    if (k > 0) drain(k - 1);
+  }
+  drain(blocks - 1);
+}
+
+void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
+                             unsigned threads) {
+  if (bytes <= kStagingBlock / 4) {
+    copy_to_device(dst, src, bytes, stream);
+    stream.synchronize();
+    return;
+  }
+  Staging staging;
+  const std::size_t blocks = (bytes + kStagingBlock - 1) / kStagingBlock;
+  // The host fills block k while the device reads block k - 1 from the
+  // other staging block; a block is refilled once the device has read it.
+  for (std::size_t k = 0; k < blocks; ++k) {
+    if (k >= 2) staging.done[k % 2].synchronize();
+    parallel_memcpy(staging.block[k % 2], static_cast<const char*>(src) + k * kStagingBlock,
+                    block_length(bytes, k), threads);
+    copy_to_device(static_cast<char*>(dst) + k * kStagingBlock, staging.block[k % 2],
+                   block_length(bytes, k), stream);
+    staging.done[k % 2].record(stream);
+  }
+  stream.synchronize();
 }
 
 }  // namespace seqfuse::gpu

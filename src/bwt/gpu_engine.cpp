@@ -54,12 +54,12 @@ class GpuBwtEngine final : public BwtEngine {
   }
 
   [[nodiscard]] SortedSuffixes sort(std::span<const std::uint8_t> text, std::uint32_t interval,
-                                    unsigned /*threads*/) override {
+                                    unsigned threads) override {
     SortedSuffixes sorted;
     sorted.interval = interval;
     sorted.bwt.resize(text.size() + 1);
     sorted.samples.resize(text.size() / interval + 1);
-    const gpu::bwt::SortOutput out{sorted.bwt, sorted.samples, interval};
+    const gpu::bwt::SortOutput out{sorted.bwt, sorted.samples, interval, threads};
     gpu::bwt::SortPlan plan;
     plan.bucket_suffixes = forced_bucket_suffixes();
     require_gpu_success(gpu::bwt::sort_suffixes(text, out, plan), "GPU suffix sort");
