@@ -48,6 +48,10 @@ configure_build() {  # configure_build <dir> <cmake args...>
 step "CPU build and tests"
 configure_build build -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=OFF
 run_ctest CPU build
+
+step "install tree and Debian package (scripts/ci-package.sh)"
+scripts/ci-package.sh build
+notes+=("install tree + .deb + lintian ok")
 [ $quick -eq 1 ] && exit 0
 
 step "ASan + UBSan build and tests"

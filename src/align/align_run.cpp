@@ -26,7 +26,8 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   std::optional<OutputFile> out_file;
   std::optional<AlignInputs> inputs;
   try {
-    out_file.emplace(config.output, OutputKind::text);  // created first: an unwritable path fails before work
+    out_file.emplace(config.output,
+                     OutputKind::text);  // created first: an unwritable path fails before work
     inputs.emplace(read_align_inputs(config, config.threads));
   } catch (...) {
     (void)device_choice.get();
@@ -73,7 +74,8 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   const bool no_query = query_batch.empty(), no_target = two_files && targets.size() == 0;
   if (no_query || no_target) {
     const std::string& path = no_query ? config.query : config.target;
-    report.warn(std::string(no_query ? "QUERY" : "TARGET") + " '" + path +
+    const std::string name = path == "-" ? std::string("stdin") : path;
+    report.warn(std::string(no_query ? "QUERY" : "TARGET") + " '" + name +
                 "' has no sequences: the output holds no alignments");
     out.commit();
     report.summary("0 pairs", clock.seconds());

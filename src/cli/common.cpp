@@ -1,11 +1,11 @@
 #include <cstdlib>
 
+#include "cli/subcommand.hpp"
 #include "core/error.hpp"
-#include "core/output_file.hpp"
 #include "core/git_commit.hpp"
+#include "core/output_file.hpp"
 #include "core/version.hpp"
 #include "gpu/runtime.hpp"
-#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 
@@ -60,7 +60,8 @@ void add_quiet_long_option(CLI::App& app, CommonOptions& options) {
 
 std::string version_text() {
   const gpu::BackendInfo backend = gpu::backend();
-  std::string text = std::string("seqfuse ") + kVersion + "\ncommit: " + kGitCommit + "\nbackends: cpu";
+  std::string text =
+      std::string("seqfuse ") + kVersion + "\ncommit: " + kGitCommit + "\nbackends: cpu";
   if (backend.name != "none") {
     text += ", " + backend.name + " " + backend.runtime_version + " (compiled for " +
             backend.compiled_archs + "; driver " +

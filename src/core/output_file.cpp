@@ -286,8 +286,8 @@ void OutputFile::start_compression(const TextCompression& compression) {
     ::close(fd);
     throw Error("cannot start BGZF compression of '" + path_ + "'");
   }
-  const unsigned threads = compression.threads > 0 ? static_cast<unsigned>(compression.threads)
-                                                   : cpu_budget();
+  const unsigned threads =
+      compression.threads > 0 ? static_cast<unsigned>(compression.threads) : cpu_budget();
   if (threads > 1 && ::bgzf_mt(bgzf_, static_cast<int>(threads), 256) != 0) {
     finish_compression();
     throw Error("cannot start BGZF compression threads for '" + path_ + "'");
