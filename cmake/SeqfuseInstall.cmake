@@ -72,10 +72,12 @@ set(CPACK_PACKAGE_NAME seqfuse)
 set(CPACK_PACKAGE_VENDOR "the seqfuse developers")
 set(CPACK_PACKAGE_CONTACT "the seqfuse developers <seqfuse@users.noreply.github.com>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "fused GPU kernels for sequence analysis")
-set(CPACK_PACKAGE_DESCRIPTION
-    "seqfuse aligns sequences (global and local), counts k-mers, builds bwa\n"
-    "index files, trims reads as fastp does and computes protein embeddings,\n"
-    "with a CPU engine always present and CUDA or HIP engines when built.")
+# One string (a CMake list would show its ';'), lines under 80 columns:
+# CPack puts the summary first and this below it.
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+       "seqfuse aligns sequences (global and local), counts k-mers, builds bwa\n"
+       "index files, trims reads as fastp does and computes protein embeddings,\n"
+       "with a CPU engine always present and CUDA or HIP engines when built.")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
@@ -84,7 +86,4 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # Depends from dpkg-shlibdeps
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/seqfuse/seqfuse")
-# Debian's package description: one summary line, then indented paragraphs.
-string(REPLACE "\n" " " _description "${CPACK_PACKAGE_DESCRIPTION}")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}\n${_description}")
 include(CPack)

@@ -220,8 +220,16 @@ OutputFile::OutputFile(std::string path, OutputKind kind) : path_(std::move(path
   buffer_.reserve(kBufferBytes);
   const TextCompression& compression = text_compression();
   open_target();
-  if (kind == OutputKind::text && compresses_text(path_, compression))
+  if (kind != OutputKind::text || !compresses_text(path_, compression)) return;
+  try {
     start_compression(compression);
+  } catch (...) {  // no destructor runs for a constructor that throws
+    if (fd_ >= 0 && !is_stdout()) ::close(fd_);
+    if (!written_through()) ::unlink(temp_path_.c_str());
+    release_cleanup_slot(cleanup_slot_);
+    if (registered_) remove_output(this);
+    throw;
+  }
 }
 
 void OutputFile::open_target() {
