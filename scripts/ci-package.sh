@@ -3,8 +3,9 @@
 #   scripts/ci-package.sh [BUILD_DIR]     (default: build; scripts/test.sh runs it)
 # 1. cmake --install into a temporary prefix; checks every installed file.
 # 2. cpack -G DEB; prints its Depends (dpkg-shlibdeps) and runs lintian:
-#    errors fail, warnings are printed (packaging/debian/seqfuse.lintian-overrides
-#    says why each tolerated one is).
+#    errors and warnings fail (none today; a warning to tolerate goes to a
+#    lintian overrides file with its reason, cmake/SeqfuseInstall.cmake),
+#    info tags are printed.
 # 3. Extracts the .deb and runs `seqfuse info` and one alignment from it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +23,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 expected=(bin/seqfuse
           share/bash-completion/completions/seqfuse share/zsh/vendor-completions/_seqfuse
           share/doc/seqfuse/README.md share/doc/seqfuse/LICENSE share/doc/seqfuse/CITATION.cff
-          share/doc/seqfuse/copyright share/doc/seqfuse/changelog.gz share/doc/seqfuse/docs/align.md
-          share/lintian/overrides/seqfuse)
+          share/doc/seqfuse/copyright share/doc/seqfuse/changelog.gz share/doc/seqfuse/docs/align.md)
 for page in seqfuse seqfuse-align-nw seqfuse-align-sw seqfuse-kmer-count seqfuse-bwt \
             seqfuse-fastq-trim seqfuse-embed seqfuse-info; do
   expected+=("share/man/man1/$page.1.gz")
@@ -52,12 +52,15 @@ dpkg-deb -f "$deb" Depends | grep -q libhts || { echo "ci-package: Depends lacks
 
 echo "-- lintian"
 if command -v lintian >/dev/null; then
-  # --fail-on error: errors fail CI; warnings and info are shown, not fatal.
-  lintian --fail-on error --info --display-info "$deb" | sed 's/^/   /' || {
-    echo "ci-package: lintian found errors" >&2
+  # Errors and warnings fail CI; info tags are shown, not fatal. (lintian
+  # complains about running as root on a CI container: not about the package.)
+  if ! lintian --fail-on error,warning --display-info "$deb" >"$work/lintian.txt" 2>&1; then
+    sed 's/^/   /' "$work/lintian.txt"
+    echo "ci-package: lintian found errors or warnings" >&2
     exit 1
-  }
-  echo "   lintian: no errors"
+  fi
+  grep -v 'root privileges' "$work/lintian.txt" | sed 's/^/   /' || true
+  echo "   lintian: no errors, no warnings"
 else
   echo "ci-package: lintian not found (scripts/setup.sh installs it)" >&2
   exit 1
