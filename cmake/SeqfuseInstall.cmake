@@ -17,9 +17,12 @@ set(SEQFUSE_MAN_PAGES
     "seqfuse-fastq-trim|fastp-compatible read trimming and filtering|fastq-trim"
     "seqfuse-embed|protein language model embeddings (ESM-2)|embed"
     "seqfuse-info|what this build and machine offer|info")
+# Off for builds that are only compile checks (the CUDA and HIP builds in
+# scripts/test.sh): making the pages runs the binary.
+option(SEQFUSE_MAN_PAGES "Make man pages at build time (help2man)" ON)
 find_program(HELP2MAN help2man)
 find_program(GZIP gzip)
-if(HELP2MAN AND GZIP)
+if(SEQFUSE_MAN_PAGES AND HELP2MAN AND GZIP)
   set(man_dir ${PROJECT_BINARY_DIR}/man)
   set(man_files)
   foreach(entry IN LISTS SEQFUSE_MAN_PAGES)
@@ -44,7 +47,8 @@ if(HELP2MAN AND GZIP)
   add_custom_target(seqfuse_man ALL DEPENDS ${man_files})
   install(FILES ${man_files} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
-  message(STATUS "help2man or gzip not found: no man pages (scripts/setup.sh installs help2man)")
+  message(STATUS "no man pages: SEQFUSE_MAN_PAGES is OFF, or help2man or gzip is missing"
+                 " (scripts/setup.sh installs help2man)")
 endif()
 
 # ---- completion, docs, licence ----------------------------------------------
