@@ -72,7 +72,7 @@ std::string version_text() {
 
 void add_version_flags(CLI::App& app, bool short_name) {
   app.set_version_flag(short_name ? "-V,--version" : "--version", version_text,
-                       "Print the version and backends, then exit");
+                       "Print the version, git commit and backends, then exit");
   for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
     add_version_flags(*sub, short_name);
 }
