@@ -48,6 +48,10 @@ configure_build() {  # configure_build <dir> <cmake args...>
 step "CPU build and tests"
 configure_build build -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=OFF
 run_ctest CPU build
+
+step "install tree and Debian package (scripts/ci-package.sh)"
+scripts/ci-package.sh build
+notes+=("install tree + .deb + lintian ok")
 [ $quick -eq 1 ] && exit 0
 
 step "ASan + UBSan build and tests"
@@ -57,7 +61,8 @@ run_ctest ASan+UBSan build-asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_
 
 step "CUDA compile (sm_80, sm_90a)"
 if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
-  configure_build build-cuda-check -DSEQFUSE_CUDA=ON -DSEQFUSE_HIP=OFF -DSEQFUSE_BUILD_BENCH=OFF
+  configure_build build-cuda-check -DSEQFUSE_CUDA=ON -DSEQFUSE_HIP=OFF -DSEQFUSE_BUILD_BENCH=OFF \
+    -DSEQFUSE_MAN_PAGES=OFF
   echo "CUDA compile: ok (not run: no GPU here; [gpu] tests run on the GPU machine)"
   notes+=("CUDA compile ok")
 else
@@ -66,6 +71,7 @@ else
 fi
 
 step "HIP compile (gfx90a, gfx940; Debian hipcc)"
-configure_build build-hip-check -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=ON -DSEQFUSE_BUILD_BENCH=OFF
+configure_build build-hip-check -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=ON -DSEQFUSE_BUILD_BENCH=OFF \
+  -DSEQFUSE_MAN_PAGES=OFF
 echo "HIP compile: ok (compiled and linked only; never run on an AMD GPU)"
 notes+=("HIP compile ok")

@@ -18,11 +18,11 @@
 namespace seqfuse::align {
 namespace {
 
-io::SequenceBatch read_sequences(const std::string& path, const char* role, unsigned threads) {
+// An empty file is valid (an empty scatter chunk): run_align writes the
+// header alone and warns.
+io::SequenceBatch read_sequences(const std::string& path, unsigned threads) {
   register_input(path);  // -o may not name it
-  io::SequenceBatch batch = io::read_all(path, large_buffer_resource(), threads);
-  if (batch.empty()) throw Error(std::string(role) + " '" + path + "' has no sequences");
-  return batch;
+  return io::read_all(path, large_buffer_resource(), threads);
 }
 
 EncodedSequences encode(const ScoringScheme& scheme, const io::SequenceBatch& batch,
@@ -111,9 +111,9 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
   std::future<io::SequenceBatch> target_read;
   if (two_files)
     target_read = std::async(std::launch::async, [&config, target_threads] {
-      return read_sequences(config.target, "TARGET", target_threads);
+      return read_sequences(config.target, target_threads);
     });
-  io::SequenceBatch query_batch = read_sequences(config.query, "QUERY", query_threads);
+  io::SequenceBatch query_batch = read_sequences(config.query, query_threads);
   io::SequenceBatch target_batch = two_files ? target_read.get() : io::SequenceBatch();
   if (config.pairs && target_batch.size() != query_batch.size())
     throw Error("--pairs: TARGET '" + config.target + "' has " +

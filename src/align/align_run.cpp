@@ -26,7 +26,8 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   std::optional<OutputFile> out_file;
   std::optional<AlignInputs> inputs;
   try {
-    out_file.emplace(config.output);  // created first: an unwritable path fails before work
+    out_file.emplace(config.output,
+                     OutputKind::text);  // created first: an unwritable path fails before work
     inputs.emplace(read_align_inputs(config, config.threads));
   } catch (...) {
     (void)device_choice.get();
@@ -68,6 +69,18 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
       references.push_back({target_names.name(i), target_names.length(i)});
   }
   writer.begin(references);
+  // An empty input (a scatter chunk, a sample filtered to nothing) is no
+  // error: the output is the format's header alone, as for no hits.
+  const bool no_query = query_batch.empty(), no_target = two_files && targets.size() == 0;
+  if (no_query || no_target) {
+    const std::string& path = no_query ? config.query : config.target;
+    const std::string name = path == "-" ? std::string("stdin") : path;
+    report.warn(std::string(no_query ? "QUERY" : "TARGET") + " '" + name +
+                "' has no sequences: the output holds no alignments");
+    out.commit();
+    report.summary("0 pairs", clock.seconds());
+    return {};
+  }
   // Formatting 1 M lines takes longer than aligning them on a GPU: batches
   // of hits are formatted on all threads, in chunks written in order.
   const auto write_hits = [&](std::span<const AlignHit> hits) {

@@ -83,6 +83,9 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
     throw;
   }
   const PackedReference& reference = *packed;
+  if (reference.records.empty())  // valid, as for bwa index: an index of nothing
+    report.warn("'" + (options.reference == "-" ? std::string("stdin") : options.reference) +
+                "' has no sequences: the index holds no bases, as bwa index writes it");
   const DeviceChoice device = device_choice.get();
   trace("bwt: reference packed, device chosen");
   const bool forward_only = format == IndexFormat::raw && options.forward_only;

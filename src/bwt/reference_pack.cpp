@@ -141,7 +141,7 @@ PackedReference pack_parsed(const std::string& display_name, const io::SequenceB
       ++ambiguous;
     }
   }
-  if (ambiguous == total)
+  if (ambiguous == total && total > 0)
     throw Error(display_name + ": no A, C, G or T in the reference (only ambiguous letters)");
   return ref;
 }
@@ -154,7 +154,6 @@ PackedReference pack_reference(const std::string& fasta_path, unsigned threads) 
   const io::SequenceBatch batch =
       io::read_all(fasta_path, std::pmr::new_delete_resource(), threads);
   const std::string display_name = fasta_path == "-" ? "stdin" : fasta_path;
-  if (batch.empty()) throw Error(display_name + ": no FASTA records");
   return pack_parsed(display_name, batch, threads);
 }
 

@@ -42,8 +42,10 @@ struct PackedReference {
 
 // Reads a FASTA (plain, gzip, or "-" for stdin) with seqfuse's reader and
 // packs it. Throws seqfuse::Error naming the file for input bwa would index
-// into something useless: no records, a record with no bases, a text with no
-// A, C, G or T, and letters that are not IUPAC nucleotide codes (or '-').
+// into something useless: a record with no bases, a text of ambiguous
+// letters alone, and letters that are not IUPAC nucleotide codes (or '-').
+// A file with no records is packed as nothing (bases empty): bwa index
+// takes it too, and its index of nothing is what run_bwt writes.
 // A plain FASTA file is parsed and coded on `threads` threads; gzip and
 // stdin are read in one stream.
 [[nodiscard]] PackedReference pack_reference(const std::string& fasta_path, unsigned threads = 1);

@@ -59,6 +59,7 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
       ->capture_default_str();
   app->add_option("-o,--output", config->align.output, "Output path, - for stdout")
       ->capture_default_str();
+  add_compress_options(*app);
   add_threads_option(*app, config->common);
   add_device_option(*app, config->common);
   add_quiet_option(*app, config->common);

@@ -8,6 +8,7 @@
 
 #include "cli/subcommand.hpp"
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "core/report.hpp"
 #include "models/embed_run.hpp"
 
@@ -48,6 +49,11 @@ void validate(const EmbedConfig& c) {
   check([&] {
     if (chosen_format(c) == models::EmbedFormat::npy && c.output == "-")
       add("--format npy writes two files (FILE.npy and FILE.ids.txt): give -o FILE.npy");
+  });
+  check([&] {
+    if (chosen_format(c) != models::EmbedFormat::tsv &&
+        compresses_text(c.output, text_compression()))
+      add("npy and h5 outputs are written uncompressed: drop --compress or '.gz'");
   });
   if (!c.dtype.empty()) check([&] { (void)models::parse_compute_type(c.dtype); });
   if (c.toks_per_batch_given && c.toks_per_batch < 1) add("--toks-per-batch must be 1 or more");
@@ -118,6 +124,7 @@ Subcommand add_embed(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("-o,--output", config->output, "Output path, - for stdout")
       ->capture_default_str();
+  add_compress_options(*app);
   add_threads_option(*app, config->common);
   add_device_option(*app, config->common);
   add_quiet_option(*app, config->common);

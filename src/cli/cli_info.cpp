@@ -26,18 +26,11 @@ std::string gib(std::size_t bytes) {
 int run_info(const InfoConfig& config) {
   Stopwatch clock;
   Reporter report("info", config.common.quiet);
-  OutputFile out(config.output);
+  OutputFile out(config.output, OutputKind::text);
 
-  const gpu::BackendInfo backend = gpu::backend();
   const auto found = gpu::devices();
 
-  std::string text = std::string("seqfuse ") + kVersion + "\n";
-  text += "backends: cpu";
-  if (backend.name != "none") {
-    text += ", " + backend.name + " " + backend.runtime_version + " (compiled for " +
-            backend.compiled_archs + "; driver " +
-            (backend.driver_version.empty() ? "not loaded" : backend.driver_version) + ")";
-  }
+  std::string text = version_text();
   text += "\nthreads: " + std::to_string(resolve_threads(config.common.threads)) + "\n";
   text += "devices: " + std::to_string(found.size()) + "\n";
   for (const auto& d : found) {
@@ -63,6 +56,7 @@ Subcommand add_info(CLI::App& parent) {
       "  seqfuse info -o machine.txt");
   app->add_option("-o,--output", config->output, "Output path, - for stdout")
       ->capture_default_str();
+  add_compress_options(*app);
   add_threads_option(*app, config->common);
   add_quiet_option(*app, config->common);
   return {app, [config] { return run_info(*config); }};

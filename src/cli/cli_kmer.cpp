@@ -158,6 +158,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
   app->add_option("--tmp-dir", count->tmp_dir,
                   "Folder for spilled runs (default: the folder of -o, else $TMPDIR, else /tmp)")
       ->type_name("DIR");
+  add_compress_options(*app);  // --histo, --dump (the database stays binary)
   add_threads_option(*app, count->common);
   add_device_option(*app, count->common);
   add_quiet_option(*app, count->common);
@@ -168,6 +169,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
       ->capture_default_str();
   add_count_bounds(*dump_app, dump->lower, dump->upper);
   dump_app->add_flag("-q,--quiet", dump->quiet, "No summary on stderr");
+  add_compress_options(*dump_app);
   dump_app->footer(
       "Examples:\n"
       "  seqfuse kmer-count dump reads.kdb > reads.tsv         as jellyfish dump -c, sorted\n"
@@ -187,6 +189,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
       ->capture_default_str();
   histo_app->add_flag("-f,--full", histo->options.params.full, "Also print empty buckets");
   histo_app->add_flag("-q,--quiet", histo->quiet, "No summary on stderr");
+  add_compress_options(*histo_app);
   histo_app->footer(
       "Examples:\n"
       "  seqfuse kmer-count histo reads.kdb > reads.histo      as jellyfish histo\n"
@@ -203,6 +206,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
   query_app->add_option("-o,--output", query->options.output, "Output path, - for stdout")
       ->capture_default_str();
   query_app->add_flag("-q,--quiet", query->quiet, "No summary on stderr");
+  add_compress_options(*query_app);
   query_app->footer(
       "Examples:\n"
       "  seqfuse kmer-count query reads.kdb ACGTACGTACGTACGTACGTA TTTTTTTTTTTTTTTTTTTTT\n"

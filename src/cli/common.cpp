@@ -1,7 +1,11 @@
+#include <cstdlib>
+
+#include "cli/subcommand.hpp"
 #include "core/error.hpp"
+#include "core/git_commit.hpp"
+#include "core/output_file.hpp"
 #include "core/version.hpp"
 #include "gpu/runtime.hpp"
-#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 
@@ -16,7 +20,20 @@ void add_threads_option(CLI::App& app, CommonOptions& options) {
                  "Worker threads (0: every CPU this process may use: affinity, cgroup quota)")
       ->check(CLI::NonNegativeNumber)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([](const std::string& value) {  // BGZF outputs compress on as many
+        text_compression().threads = std::atoi(value.c_str());
+      });
+}
+
+void add_compress_options(CLI::App& app) {
+  TextCompression& settings = text_compression();
+  app.add_flag("--compress", settings.always,
+               "Write text outputs as BGZF (gzip-compatible), stdout too; a path ending in "
+               ".gz always is");
+  app.add_option("--compress-level", settings.level, "BGZF compression level, 0-9 (default 6)")
+      ->check(CLI::Range(0, 9))
+      ->type_name("N");
 }
 
 void add_device_option(CLI::App& app, CommonOptions& options) {
@@ -43,7 +60,8 @@ void add_quiet_long_option(CLI::App& app, CommonOptions& options) {
 
 std::string version_text() {
   const gpu::BackendInfo backend = gpu::backend();
-  std::string text = std::string("seqfuse ") + kVersion + "\nbackends: cpu";
+  std::string text =
+      std::string("seqfuse ") + kVersion + "\ncommit: " + kGitCommit + "\nbackends: cpu";
   if (backend.name != "none") {
     text += ", " + backend.name + " " + backend.runtime_version + " (compiled for " +
             backend.compiled_archs + "; driver " +
@@ -54,7 +72,7 @@ std::string version_text() {
 
 void add_version_flags(CLI::App& app, bool short_name) {
   app.set_version_flag(short_name ? "-V,--version" : "--version", version_text,
-                       "Print the version and backends, then exit");
+                       "Print the version, git commit and backends, then exit");
   for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{}))
     add_version_flags(*sub, short_name);
 }

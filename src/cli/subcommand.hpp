@@ -26,14 +26,17 @@ struct CommonOptions {
 
 void add_threads_option(CLI::App& app, CommonOptions& options);
 void add_device_option(CLI::App& app, CommonOptions& options);
+// --compress and --compress-level for subcommands that write text
+// (core/output_file.hpp: TextCompression).
+void add_compress_options(CLI::App& app);
 void add_quiet_option(CLI::App& app, CommonOptions& options);
 // --quiet without -q, for subcommands whose peer tool owns -q (fastq-trim).
 void add_quiet_long_option(CLI::App& app, CommonOptions& options);
 // --device resolved against the GPUs this build and machine have.
 [[nodiscard]] DeviceChoice choose_device(const CommonOptions& options);
 
-// What --version prints: the version and the backends this build has, as the
-// first lines of 'seqfuse info'.
+// What --version prints: the version, the git commit built (or "unknown")
+// and the backends this build has, as the first lines of 'seqfuse info'.
 [[nodiscard]] std::string version_text();
 // -V/--version (--version only where short_name is false) on app and every
 // subcommand below it, so a version query works wherever it is typed.

@@ -1,10 +1,12 @@
 #include "core/output_file.hpp"
 
 #include <fcntl.h>
+#include <htslib/bgzf.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/path_identity.hpp"
 
 namespace seqfuse {
@@ -180,6 +183,15 @@ void remove_output(const OutputFile* owner) {
 
 }  // namespace
 
+TextCompression& text_compression() {
+  static TextCompression settings;
+  return settings;
+}
+
+bool compresses_text(const std::string& path, const TextCompression& compression) {
+  return compression.always || (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0);
+}
+
 void register_input(const std::string& path) {
   if (path == "-") return;
   const std::optional<FileId> id = regular_file_id(path);
@@ -204,8 +216,23 @@ RunScope::~RunScope() {
   if (--files.scopes == 0) files.inputs.clear();
 }
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+OutputFile::OutputFile(std::string path, OutputKind kind) : path_(std::move(path)) {
   buffer_.reserve(kBufferBytes);
+  const TextCompression& compression = text_compression();
+  open_target();
+  if (kind != OutputKind::text || !compresses_text(path_, compression)) return;
+  try {
+    start_compression(compression);
+  } catch (...) {  // no destructor runs for a constructor that throws
+    if (fd_ >= 0 && !is_stdout()) ::close(fd_);
+    if (!written_through()) ::unlink(temp_path_.c_str());
+    release_cleanup_slot(cleanup_slot_);
+    if (registered_) remove_output(this);
+    throw;
+  }
+}
+
+void OutputFile::open_target() {
   if (is_stdout()) {
     fd_ = STDOUT_FILENO;
     return;
@@ -254,6 +281,39 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   (void)::fchmod(fd_, 0666 & ~mask);
 }
 
+// BGZF through a duplicate of fd_ (bgzf_close closes it; fd_ stays ours,
+// for the rename and for stdout). One thread compresses inline; more run
+// htslib's thread pool, blocks written in order.
+void OutputFile::start_compression(const TextCompression& compression) {
+  const int fd = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) throw Error("cannot open output '" + path_ + "': " + errno_text());
+  std::string mode = "w";
+  if (compression.level >= 0) mode += std::to_string(std::min(compression.level, 9));
+  bgzf_ = ::bgzf_dopen(fd, mode.c_str());
+  if (bgzf_ == nullptr) {
+    ::close(fd);
+    throw Error("cannot start BGZF compression of '" + path_ + "'");
+  }
+  const unsigned threads =
+      compression.threads > 0 ? static_cast<unsigned>(compression.threads) : cpu_budget();
+  if (threads > 1 && ::bgzf_mt(bgzf_, static_cast<int>(threads), 256) != 0) {
+    finish_compression();
+    throw Error("cannot start BGZF compression threads for '" + path_ + "'");
+  }
+}
+
+// Writes the last blocks and the BGZF end-of-file marker; throws on failure.
+void OutputFile::finish_compression() {
+  if (bgzf_ == nullptr) return;
+  BGZF* const fp = bgzf_;
+  bgzf_ = nullptr;
+  errno = 0;
+  if (::bgzf_close(fp) != 0) {
+    const std::string what = is_stdout() ? "standard output" : "'" + path_ + "'";
+    throw Error("cannot write " + what + (errno ? ": " + errno_text() : std::string()));
+  }
+}
+
 // A name for a descriptor this process holds (/dev/stdout, /dev/fd/3) is
 // written through a duplicate of that descriptor, not by opening the name:
 // - renaming a temporary onto /dev/stdout would replace the symlink (for
@@ -275,6 +335,10 @@ OutputFile::~OutputFile() {
       flush();  // what was produced so far belongs to the reader
     } catch (...) {
     }
+  }
+  try {
+    finish_compression();  // a failed run's temporary is removed below
+  } catch (...) {
   }
   if (fd_ >= 0 && !is_stdout()) ::close(fd_);
   if (!committed_ && !written_through()) ::unlink(temp_path_.c_str());
@@ -304,6 +368,13 @@ void OutputFile::flush() {
 }
 
 void OutputFile::write_through(std::string_view bytes) {
+  if (bgzf_ != nullptr) {
+    if (!bytes.empty() && ::bgzf_write(bgzf_, bytes.data(), bytes.size()) < 0) {
+      const std::string what = is_stdout() ? "standard output" : "'" + path_ + "'";
+      throw Error("cannot write " + what + " (BGZF)" + (errno ? ": " + errno_text() : ""));
+    }
+    return;
+  }
   const char* p = bytes.data();
   std::size_t left = bytes.size();
   while (left > 0) {
@@ -320,6 +391,7 @@ void OutputFile::write_through(std::string_view bytes) {
 
 void OutputFile::commit() {
   flush();
+  finish_compression();
   committed_ = true;
   if (written_through()) return;  // a descriptor, device or pipe is closed on destruction
   if (::close(fd_) != 0) {

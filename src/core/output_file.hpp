@@ -16,13 +16,32 @@
 //   normalised path as another output not created yet, is refused with
 //   `output 'X' is the same file as input 'Y'` before anything is written.
 //   "-" and non-regular files are never compared.
+// - A text output (OutputKind::text) whose path ends in ".gz", or any text
+//   output while --compress is on (stdout too), is written as BGZF through
+//   htslib's threaded writer: gzip-compatible, indexable with bgzip -r.
+//   Binary outputs (bwt index files, npy, h5, k-mer databases) never are.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
+struct BGZF;  // htslib's
+
 namespace seqfuse {
+
+// What the user asked of text outputs: set once by the command line
+// (--compress, --compress-level, -t) before a subcommand runs.
+struct TextCompression {
+  bool always = false;  // --compress: BGZF whatever the name ("-" included)
+  int level = -1;       // 0-9; -1: zlib's default (6)
+  int threads = 0;      // compression threads; 0: cpu_budget()
+};
+[[nodiscard]] TextCompression& text_compression();
+// Whether a text output at path is written as BGZF under compression.
+[[nodiscard]] bool compresses_text(const std::string& path, const TextCompression& compression);
+
+enum class OutputKind { binary, text };
 
 // Records a file this run reads (a sequence input, model file, matrix,
 // k-mer database, reference): outputs may not be it. Called where each
@@ -49,7 +68,8 @@ class OutputFile {
   // Creates the temporary file at once, so an unwritable or refused target
   // fails before any work starts. Throws seqfuse::Error naming the path
   // (UsageError when the target is an input or another output).
-  explicit OutputFile(std::string path);
+  // A text output may be compressed (text_compression() and a ".gz" name).
+  explicit OutputFile(std::string path, OutputKind kind = OutputKind::binary);
   ~OutputFile();  // removes the temporary file unless committed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -66,9 +86,13 @@ class OutputFile {
   // True for "-", a descriptor name, a device or a FIFO: bytes go straight
   // there, and there is no folder to put a sidecar file in.
   [[nodiscard]] bool written_through() const noexcept { return temp_path_.empty(); }
+  [[nodiscard]] bool compressed() const noexcept { return bgzf_ != nullptr; }
 
  private:
+  void open_target();
   void open_descriptor(int fd);
+  void start_compression(const TextCompression& compression);
+  void finish_compression();
   void flush();
   void write_through(std::string_view bytes);  // every byte, unbuffered
 
@@ -79,6 +103,7 @@ class OutputFile {
   int cleanup_slot_ = -1;
   bool registered_ = false;
   bool committed_ = false;
+  BGZF* bgzf_ = nullptr;  // text written as BGZF: bytes go through it to fd_
   std::string buffer_;
 };
 

@@ -62,13 +62,19 @@ std::string choose_spill_dir(const CountOptions& o) {
   return "/tmp";
 }
 
-std::unique_ptr<OutputFile> open_output(const std::string& path) {
-  return path.empty() ? nullptr : std::make_unique<OutputFile>(path);
+std::unique_ptr<OutputFile> open_output(const std::string& path, OutputKind kind) {
+  return path.empty() ? nullptr : std::make_unique<OutputFile>(path, kind);
 }
 
 void show_progress(const CountStats& stats, Reporter& report) {
   report.progress(std::to_string(stats.reads) + " reads, " +
                   si_number(static_cast<double>(stats.bases)) + "bp");
+}
+
+// An empty input (a scatter chunk, a sample filtered to nothing) counts as
+// no k-mers, as jellyfish count takes it: a warning, not an error.
+void warn_empty(const std::string& name, Reporter& report) {
+  report.warn("input '" + name + "' has no sequences: it adds no k-mers");
 }
 
 void count_batches(CountingEngine& engine, const std::string& input, std::size_t batch_bases,
@@ -84,7 +90,7 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
     engine.add(*batch);
     show_progress(stats, report);
   }
-  if (!any) throw Error("input '" + reader.display_name() + "' has no sequences");
+  if (!any) warn_empty(reader.display_name(), report);
 }
 
 // The device options.choose_device picks, when this build has a GPU engine
@@ -226,7 +232,7 @@ void count_fastq_text(CountingEngine& engine, FastqText& text, PinnedText& pinne
   if (totals.malformed)
     throw Error(name + ": record " + std::to_string(totals.malformed_record + 1) + ": " +
                 totals.problem);
-  if (totals.records == 0) throw Error("input '" + name + "' has no sequences");
+  if (totals.records == 0) warn_empty(name, report);
   stats.reads += totals.records;
   stats.bases += totals.bases;
   show_progress(stats, report);
@@ -282,9 +288,9 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
   validate(options);
   for (const std::string& input : options.inputs) register_input(input);
   // Outputs first: an unwritable path fails before any work.
-  const std::unique_ptr<OutputFile> db_out = open_output(options.db_path);
-  const std::unique_ptr<OutputFile> histo_out = open_output(options.histo_path);
-  const std::unique_ptr<OutputFile> dump_out = open_output(options.dump_path);
+  const std::unique_ptr<OutputFile> db_out = open_output(options.db_path, OutputKind::binary);
+  const std::unique_ptr<OutputFile> histo_out = open_output(options.histo_path, OutputKind::text);
+  const std::unique_ptr<OutputFile> dump_out = open_output(options.dump_path, OutputKind::text);
 
   // Where runs are kept does not depend on the device.
   RunStore store(options.k, plan_memory(options.max_memory, false).runs_in_memory,

@@ -53,7 +53,7 @@ std::uint64_t run_dump_job(const DumpOptions& options, Reporter& report) {
   if (options.upper_count < options.lower_count)
     throw UsageError("-U/--upper-count must be at least -L/--lower-count");
   const KmerDb db(options.db);
-  OutputFile out(options.output);
+  OutputFile out(options.output, OutputKind::text);
   CountFilter filter(options.lower_count, options.upper_count);
   std::string text;
   std::uint64_t written = 0;
@@ -74,7 +74,7 @@ std::uint64_t run_histo_job(const HistoOptions& options, Reporter& report) {
   Stopwatch clock;
   validate(options.params);
   const KmerDb db(options.db);
-  OutputFile out(options.output);
+  OutputFile out(options.output, OutputKind::text);
   CountHistogram histogram;
   db.for_each_block([&](const RecordBlock& block) { histogram.add(block); });
   out.write(histogram.jellyfish_text(options.params));
@@ -92,7 +92,7 @@ std::size_t run_query_job(const QueryOptions& options, Reporter& report) {
   const KmerDb db(options.db);
   const int k = db.info().k;
   const std::vector<Query> queries = gather_queries(options);
-  OutputFile out(options.output);
+  OutputFile out(options.output, OutputKind::text);
   std::string text;
   for (const auto& [letters, where] : queries) {
     std::uint64_t words[2] = {0, 0};

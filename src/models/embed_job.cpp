@@ -27,8 +27,9 @@ std::string sequences_word(std::size_t n) {
 
 ProteinSet tokenize_input(const io::SequenceBatch& batch, const std::string& source,
                           std::size_t max_residues) {
-  if (batch.empty()) throw Error("'" + source + "' has no sequences");
   ProteinSet set;
+  if (batch.empty())  // valid (an empty scatter chunk): an output with no rows
+    set.warnings.push_back("'" + source + "' has no sequences: the output holds no embeddings");
   std::vector<std::string> truncated, with_unknown;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const std::string id(batch.name(i));

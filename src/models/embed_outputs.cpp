@@ -43,7 +43,8 @@ void append_label(const SequenceRows& seq, std::size_t r, const OutputShape& sha
 
 class TsvWriter final : public EmbeddingWriter {
  public:
-  TsvWriter(const std::string& path, OutputShape shape) : out_(path), shape_(std::move(shape)) {}
+  TsvWriter(const std::string& path, OutputShape shape)
+      : out_(path, OutputKind::text), shape_(std::move(shape)) {}
 
   void write(const SequenceRows& seq) override {
     for (std::size_t r = 0; r < seq.rows; ++r) {
@@ -132,6 +133,7 @@ EmbedFormat parse_embed_format(std::string_view text) {
 }
 
 EmbedFormat format_for_path(std::string_view path) {
+  if (ends_with(path, ".gz")) path.remove_suffix(3);  // x.npy.gz is refused as npy, not tsv
   if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) return EmbedFormat::h5;
   if (ends_with(path, ".npy")) return EmbedFormat::npy;
   return EmbedFormat::tsv;
@@ -162,6 +164,8 @@ void check_ids_for_format(EmbedFormat format, const std::vector<std::string>& id
 
 std::unique_ptr<EmbeddingWriter> make_embedding_writer(EmbedFormat format, const std::string& path,
                                                        const OutputShape& shape) {
+  if (format != EmbedFormat::tsv && compresses_text(path, text_compression()))
+    throw UsageError("npy and h5 outputs are written uncompressed: drop --compress or '.gz'");
   switch (format) {
     case EmbedFormat::tsv:
       return std::make_unique<TsvWriter>(path, shape);

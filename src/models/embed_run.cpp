@@ -113,6 +113,12 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
       make_embedding_writer(options.format, options.output, output_shape(input, readout, hidden));
   for (const std::string& warning : input.warnings) report.warn(warning);
   trace("embed: input read and tokenized");
+  if (input.size() == 0) {  // the format's empty output; no engine to start
+    if (gemm_warm_up.valid()) gemm_warm_up.wait();
+    writer->commit();
+    report.summary("0 sequences", clock.seconds());
+    return {};
+  }
 
   const std::unique_ptr<EmbeddingEngine> engine =
       make_embedding_engine(model, device, compute, options.threads);
