@@ -9,14 +9,13 @@
 // members get the group's first row plus their subgroup head's offset in
 // the group, and the ones still tied go to the next round's list.
 //
-// Floors, per entry a round: the entry up and the survivors down over PCIe
-// (8 + 8 bytes), rank[i] and rank[i + h] gathered (two 32-byte sectors),
-// sorts of 4 + ceil(label bits / 8) to 8 passes of 12 bytes in and out
-// (about 150), the refined rank scattered (a sector), scans and flags (about
-// 40): some 290 device bytes and 16 PCIe bytes, so PCIe (25 GB/s) bounds a
-// round at 0.64 ns an entry against 0.09 ns for device memory. The tied
-// lists shrink each round; a human genome's start at a few percent of its
-// suffixes.
+// Floors, per entry a round: rank[i] and rank[i + h] gathered (two 32-byte
+// sectors), sorts of 4 + ceil(label bits / 8) to 8 passes of 12 bytes in
+// and out (about 150), the refined rank scattered (a sector), scans and
+// flags (about 40): some 290 device bytes, 0.09 ns an entry at 3.35 TB/s.
+// A list that fits one chunk stays on the device; a larger one moves up and
+// back each round (16 PCIe bytes an entry, 0.64 ns at 25 GB/s). The lists
+// shrink each round; human chrX's started at 8.8% of its suffixes (run 23a).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -140,8 +139,8 @@ class TiedRefiner {
         s_(static_cast<gpuStream_t>(stream.native())) {}
 
   // One chunk of `count` entries, already in space_.entries, at depth h;
-  // appends the survivors to `next`.
-  void refine(std::uint64_t count, std::uint64_t h, TiedList& next) {
+  // leaves the survivors in space_.survivors and returns how many.
+  std::uint64_t refine(std::uint64_t count, std::uint64_t h) {
     const unsigned blocks = blocks_for(count);
     const auto* entries = space_.entries.as<std::uint64_t>();
     auto* flags = space_.flags.as<std::uint32_t>();
@@ -196,15 +195,15 @@ class TiedRefiner {
     compact_kernel<<<blocks, kThreads, 0, s_>>>(sorted_suffixes, heads, tied, tied_before, count,
                                                 survivors);
     GPU_CHECK_LAUNCH();
-    const std::uint64_t kept = flags_set(tied, tied_before, count, stream_);
-    if (kept > 0) {
-      copy_to_host(next.entries.get() + next.count, survivors, kept * 8, stream_);
-      stream_.synchronize();
-      next.count += kept;
-    }
+    return flags_set(tied, tied_before, count, stream_);
   }
 
   [[nodiscard]] std::uint64_t* chunk() const { return space_.entries.as<std::uint64_t>(); }
+  [[nodiscard]] const std::uint64_t* survivors() const {
+    return space_.survivors.as<std::uint64_t>();
+  }
+  // The survivors become the next round's chunk.
+  void keep_survivors() { std::swap(space_.entries, space_.survivors); }
 
  private:
   std::uint64_t* rank_;
@@ -221,9 +220,26 @@ int refine_tied(std::uint64_t* rank, std::uint64_t n, TiedList& tied, std::uint6
   if (tied.count == 0) return 0;
   capacity = std::min(capacity, tied.count);
   TiedRefiner refiner(rank, n, capacity, stream);
-  TiedList next(tied.count);
+  auto round_done = [](std::uint64_t h, std::uint64_t left) {
+    trace("bwt gpu: doubling round at depth " + std::to_string(2 * h) + ", " +
+          std::to_string(left) + " suffixes still tied");
+  };
   int rounds = 0;
-  for (std::uint64_t h = kBucketDepth; tied.count > 0; h *= 2, ++rounds) {
+  std::uint64_t h = kBucketDepth;
+  if (tied.count <= capacity) {
+    // One chunk holds the list: it stays on the device from round to round.
+    copy_to_device(refiner.chunk(), tied.entries.get(), tied.count * 8, stream);
+    for (std::uint64_t count = tied.count; count > 0; h *= 2, ++rounds) {
+      count = refiner.refine(count, h);
+      refiner.keep_survivors();
+      round_done(h, count);
+    }
+    tied.count = 0;
+    return rounds;
+  }
+  // Chunks of whole groups from the host list, survivors back to the host.
+  TiedList next(tied.count);
+  for (; tied.count > 0; h *= 2, ++rounds) {
     next.count = 0;
     for (std::uint64_t first = 0; first < tied.count;) {
       const std::uint64_t end = chunk_end(tied.entries.get(), tied.count, first, capacity);
@@ -231,12 +247,14 @@ int refine_tied(std::uint64_t* rank, std::uint64_t n, TiedList& tied, std::uint6
         throw Error("bucketed suffix sort: a tied group outgrew its chunk (" +
                     std::to_string(capacity) + " entries)");
       copy_to_device(refiner.chunk(), tied.entries.get() + first, (end - first) * 8, stream);
-      refiner.refine(end - first, h, next);
+      const std::uint64_t kept = refiner.refine(end - first, h);
+      copy_to_host(next.entries.get() + next.count, refiner.survivors(), kept * 8, stream);
+      stream.synchronize();
+      next.count += kept;
       first = end;
     }
     std::swap(tied, next);
-    trace("bwt gpu: doubling round at depth " + std::to_string(2 * h) + ", " +
-          std::to_string(tied.count) + " suffixes still tied");
+    round_done(h, tied.count);
   }
   return rounds;
 }
