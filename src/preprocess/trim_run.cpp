@@ -16,6 +16,7 @@
 #include "core/parallel.hpp"
 #include "preprocess/adapter_fasta.hpp"
 #include "preprocess/engine.hpp"
+#include "preprocess/gpu_engine.hpp"
 #include "preprocess/gzip_member.hpp"
 #include "preprocess/input_evaluation.hpp"
 #include "preprocess/report/duplication.hpp"
@@ -25,9 +26,9 @@
 namespace seqfuse::preprocess {
 namespace {
 
-// Records (or pairs) per chunk: fastp's pack size. Output order does not
-// depend on it.
-constexpr std::size_t kChunkRecords = 1000;
+// Chunks per worker thread in a group read ahead. Records (or pairs) per
+// chunk are the engine's (fastp's pack size, 1000, on the CPU); output
+// order does not depend on it.
 constexpr std::size_t kChunksPerThread = 4;
 // Long reads end a chunk early: its offsets are 32-bit.
 constexpr std::size_t kChunkBytes = std::size_t{256} << 20;
@@ -70,8 +71,9 @@ class ReadSource {
   // `duplication` (nullable) sees every record (pair) as it is read: in
   // input order, so which copy of a duplicate counts as the first is
   // fastp's with one worker (-w 1), whatever -w is here.
-  ReadSource(const TrimOptions& o, Duplication* duplication)
-      : interleaved_(o.interleaved_in),
+  ReadSource(const TrimOptions& o, Duplication* duplication, std::size_t chunk_records)
+      : chunk_records_(chunk_records),
+        interleaved_(o.interleaved_in),
         duplication_(duplication),
         limit_(o.reads_to_process > 0 ? static_cast<std::uint64_t>(o.reads_to_process) : 0),
         reader1_(o.stdin_input ? std::string("-") : o.in1, o.phred64),  // "-" is stdin too
@@ -85,7 +87,7 @@ class ReadSource {
     slot.mates.clear();
     slot.reads.first_record = slot.mates.first_record = records_;
     // --reads_to_process: the first N reads (pairs); the rest is not read.
-    while (slot.reads.size() < kChunkRecords && slot.reads.text.size() < kChunkBytes &&
+    while (slot.reads.size() < chunk_records_ && slot.reads.text.size() < kChunkBytes &&
            slot.mates.text.size() < kChunkBytes && (limit_ == 0 || records_ < limit_) && next(slot))
       ++records_;
     return slot.reads.size() > 0;
@@ -130,6 +132,7 @@ class ReadSource {
     return got1;
   }
 
+  std::size_t chunk_records_;
   bool interleaved_;
   Duplication* duplication_;
   std::uint64_t limit_;
@@ -187,6 +190,23 @@ std::vector<std::string> load_barcodes(const std::string& path) {
   return barcodes;
 }
 
+// The one place an engine is chosen: the GPU's when a device was chosen
+// and the plan is one it runs; otherwise the CPU's, with a warning under
+// --device auto and an error under --device gpu (as bwt does it).
+std::unique_ptr<TrimEngine> choose_engine(const TrimOptions& options, const DeviceChoice& device,
+                                          const TrimPlan& plan, Reporter& report) {
+  if (!device.gpu) return make_cpu_trim_engine(plan);
+  if (!gpu_trim_engine_compiled()) {
+    if (options.gpu_required) throw Error("--device gpu: this build has no GPU fastq-trim engine");
+    return make_cpu_trim_engine(plan);
+  }
+  const std::string refusal = gpu_trim_refusal(plan);
+  if (refusal.empty()) return make_gpu_trim_engine(plan, device.index);
+  if (options.gpu_required) throw Error("--device gpu: " + refusal);
+  report.warn(refusal + ": trimming on the CPU");
+  return make_cpu_trim_engine(plan);
+}
+
 }  // namespace
 
 TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
@@ -194,9 +214,6 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   Stopwatch clock;
   const bool paired = is_paired(options);
   const bool stdout_output = options.stdout_output;
-  if (options.gpu_required)
-    throw Error("--device gpu: the GPU engine for fastq-trim is not built yet (use --device cpu)");
-
   if (options.dont_overwrite) {
     for (const std::string* path :
          {&options.out1, &options.out2, &options.unpaired1, &options.unpaired2, &options.failed_out,
@@ -205,6 +222,12 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
         throw Error("--dont_overwrite: " + *path + " exists");
   }
   for (const std::string* input : {&options.in1, &options.in2}) register_input(*input);
+  // The device is chosen on a thread of its own: a GPU's start-up overlaps
+  // the evaluation pass. Device problems are still reported.
+  std::future<DeviceChoice> device_choice =
+      options.choose_device ? std::async(std::launch::async, options.choose_device)
+                            : std::async(std::launch::deferred, [] { return DeviceChoice{}; });
+  // The future's destructor waits for the thread; its errors surface at get().
   // Outputs first: an unwritable path fails before any reading.
   std::vector<Sink> sinks(kStreams);
   const auto open = [&](int stream, const std::string& path) {
@@ -275,7 +298,9 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     duplication = std::make_unique<Duplication>(accuracy);
   }
   plan.dedup = options.dedup;
-  const std::unique_ptr<TrimEngine> engine = make_cpu_trim_engine(plan);
+  const DeviceChoice device = device_choice.get();
+  trace("fastq-trim: device chosen");
+  const std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, report);
 
   const unsigned threads = resolve_threads(options.threads);
   const int length2 = options.interleaved_in ? glance1.read_length : glance2.read_length;
@@ -285,7 +310,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   for (unsigned t = 0; t < threads; ++t)
     compressors.push_back(std::make_unique<GzipCompressor>(options.compression));
 
-  ReadSource source(options, duplication.get());
+  ReadSource source(options, duplication.get(), engine->chunk_records());
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
   std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
   const auto fill_group = [&source](std::vector<Slot>& group) {
@@ -330,6 +355,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     filled = next.get();
     report.progress(std::to_string(source.records()) + (paired ? " pairs" : " reads") + " read");
   }
+  engine->finish(tallies[0]);
   trace("fastq-trim: reads trimmed and written");
 
   TrimTally total(glance1.read_length, length2);
