@@ -1,11 +1,13 @@
 #include "preprocess/trim_run.hpp"
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -93,10 +95,110 @@ class ReadSource {
     return slot.reads.size() > 0;
   }
 
+  // Fills the group's slots from the front; returns how many got records.
+  // Pairs in two files, unless duplicates are marked here (-D), are read
+  // on two threads: read 1 sizes each chunk, read 2 follows on its own.
+  std::size_t fill_group(std::vector<Slot>& group) {
+    if (reader2_ == nullptr || interleaved_ || duplication_ != nullptr) {
+      std::size_t n = 0;
+      while (n < group.size() && fill(group[n])) ++n;
+      return n;
+    }
+    return fill_two_files(group);
+  }
+
   [[nodiscard]] std::uint64_t records() const { return records_; }
   [[nodiscard]] const std::string& name1() const { return reader1_.display_name(); }
 
  private:
+  // Read 2's records for the chunk sizes read 1 publishes, until it is done.
+  struct Published {
+    std::mutex mutex;
+    std::condition_variable more;
+    std::vector<std::size_t> sizes;
+    bool done = false;
+    void add(std::size_t n) {
+      {
+        const std::lock_guard lock(mutex);
+        sizes.push_back(n);
+      }
+      more.notify_one();
+    }
+    void finish() {
+      {
+        const std::lock_guard lock(mutex);
+        done = true;
+      }
+      more.notify_one();
+    }
+    // The size of chunk k; 0 once read 1 is done without it.
+    std::size_t wait_for(std::size_t k) {
+      std::unique_lock lock(mutex);
+      more.wait(lock, [&] { return sizes.size() > k || done; });
+      return sizes.size() > k ? sizes[k] : 0;
+    }
+  };
+
+  void read_mates(std::vector<Slot>& group, Published& published) {
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      const std::size_t want = published.wait_for(k);
+      if (want == 0) return;
+      ReadChunk& mates = group[k].mates;
+      mates.clear();
+      mates.first_record = group[k].reads.first_record;
+      for (std::size_t i = 0; i < want; ++i) {
+        if (!reader2_->next(mates))
+          throw Error("read 2 input has fewer reads than read 1, " + reader2_->display_name() +
+                      " ends after record " + std::to_string(reader2_->records()) + " (" +
+                      reader1_.display_name() + " goes on)");
+        // Offsets are 32-bit; read 1 keeps its chunks under kChunkBytes.
+        if (mates.text.size() > 15 * kChunkBytes)
+          throw Error("read 2 records too long for one chunk, " + reader2_->display_name() +
+                      " record " + std::to_string(reader2_->records()));
+      }
+    }
+  }
+
+  std::size_t fill_two_files(std::vector<Slot>& group) {
+    Published published;
+    std::future<void> mates = std::async(std::launch::async, [&] { read_mates(group, published); });
+    std::size_t n = 0;
+    bool ended = false;  // read 1's input ended (not --reads_to_process)
+    try {
+      while (n < group.size() && !ended && (limit_ == 0 || records_ < limit_)) {
+        ReadChunk& reads = group[n].reads;
+        reads.clear();
+        reads.first_record = records_;
+        while (reads.size() < chunk_records_ && reads.text.size() < kChunkBytes &&
+               (limit_ == 0 || records_ < limit_)) {
+          if (!reader1_.next(reads)) {
+            ended = true;
+            break;
+          }
+          ++records_;
+        }
+        if (reads.size() == 0) break;
+        published.add(reads.size());
+        ++n;
+      }
+    } catch (...) {
+      // Read 2's error, when it has one, comes from an earlier record.
+      published.finish();
+      mates.get();
+      throw;
+    }
+    published.finish();
+    mates.get();
+    if (ended) {
+      ReadChunk rest;
+      if (reader2_->next(rest))
+        throw Error("read 1 input has fewer reads than read 2, " + reader1_.display_name() +
+                    " ends after record " + std::to_string(reader1_.records()) + " (" +
+                    reader2_->display_name() + " goes on)");
+    }
+    return n;
+  }
+
   bool next(Slot& slot) {
     const bool got = next_record(slot);
     if (got && duplication_) {
@@ -310,14 +412,26 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   for (unsigned t = 0; t < threads; ++t)
     compressors.push_back(std::make_unique<GzipCompressor>(options.compression));
 
-  ReadSource source(options, duplication.get(), engine->chunk_records());
+  // With -D the reading thread marks duplicates in input order (which copy
+  // stays is fastp's -w 1 choice). Without it only the estimate counts,
+  // which is the same in any order (duplication.hpp), so the workers feed
+  // it, chunk by chunk, before trimming (base correction edits the bases).
+  Duplication* in_order = plan.dedup ? duplication.get() : nullptr;
+  Duplication* on_workers = plan.dedup ? nullptr : duplication.get();
+  const auto estimate = [on_workers, paired](const Slot& slot) {
+    if (on_workers == nullptr) return;
+    for (std::size_t r = 0; r < slot.reads.size(); ++r) {
+      const std::string_view seq = slot.reads.seq(slot.reads.records[r]);
+      if (paired)
+        (void)on_workers->check_pair(seq, slot.mates.seq(slot.mates.records[r]));
+      else
+        (void)on_workers->check_read(seq);
+    }
+  };
+  ReadSource source(options, in_order, engine->chunk_records());
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
   std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
-  const auto fill_group = [&source](std::vector<Slot>& group) {
-    std::size_t n = 0;
-    while (n < group.size() && source.fill(group[n])) ++n;
-    return n;
-  };
+  const auto fill_group = [&source](std::vector<Slot>& group) { return source.fill_group(group); };
   std::size_t filled = fill_group(groups[0]);
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
   for (int current = 0; filled > 0; current ^= 1) {
@@ -330,6 +444,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
         for (std::size_t i = begin; i < end; ++i) {
           Slot& slot = group[i];
           slot.text.clear();
+          estimate(slot);
           engine->trim(slot.reads, paired ? &slot.mates : nullptr, slot.text, tallies[worker]);
           for (int s = 0; s < kStreams; ++s)
             if (sinks[static_cast<std::size_t>(s)].gzip)
