@@ -15,7 +15,8 @@
 # Runs inside the carried bundle (scripts/device-bundle.sh), in one call:
 #   bash scripts/device-fastq-trim-bench.sh
 # Environment: PAIRS (default 4000000), RUNS (default 3), THREADS (default
-# 16), SKIP_TESTS=1 (no [gpu] tests), GPU_DEVICE (default gpu; cpu for a
+# 16), SKIP_TESTS=1 (no [gpu] tests), SANITIZE=1 (compute-sanitizer
+# memcheck and racecheck over the example-reads test first), GPU_DEVICE (default gpu; cpu for a
 # dry run of the plumbing on a machine without a GPU), WORK (default /tmp/seqfuse-trim-bench),
 # BUDGET_S (default 300: past it, the remaining rows take one run each),
 # OUT. Expected: 5 to 8 minutes on the H100 machine at the defaults.
@@ -59,6 +60,17 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
     echo "tests: FAILED"
     failures=$((failures + 1))
   fi
+fi
+
+if [ "${SANITIZE:-0}" = 1 ]; then
+  # memcheck and racecheck over the example-reads test (a minute or two each).
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer $tool" | tee -a "$log"
+    SEQFUSE_TEST_DATA_DIR="$PWD/tests/data" /usr/local/cuda/bin/compute-sanitizer --tool $tool \
+      --error-exitcode 1 bundle/bin/seqfuse_tests \
+      "the GPU fastq-trim engine equals the CPU engine on the example reads" 2>&1 |
+      tee -a "$log" | tail -n 3 || failures=$((failures + 1))
+  done
 fi
 
 echo "== data: $pairs pairs" | tee -a "$log"
