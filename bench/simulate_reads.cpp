@@ -1,4 +1,6 @@
 // seqfuse-simulate-reads GENOME.fa[.gz] READS LENGTH SUBST_RATE SEED > reads.fq
+// seqfuse-simulate-reads --trim-pairs ...: pairs for fastq-trim
+// (simulate_trim_pairs.cpp).
 // Short reads for benchmarks: READS reads of LENGTH bases drawn uniformly
 // from the genome's records (either strand), each base replaced by another
 // one with probability SUBST_RATE, quality 'I' throughout. The same
@@ -16,8 +18,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/sequence_reader.hpp"
 #include "gpu/primitives/base_code.hpp"
+#include "io/sequence_reader.hpp"
 
 namespace {
 
@@ -86,9 +88,12 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+int simulate_trim_pairs(int argc, char** argv);  // simulate_trim_pairs.cpp
+
 int main(int argc, char** argv) {
   hts_set_log_level(HTS_LOG_OFF);
   try {
+    if (argc > 1 && std::string(argv[1]) == "--trim-pairs") return simulate_trim_pairs(argc, argv);
     return run(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "seqfuse-simulate-reads: error: %s\n", e.what());

@@ -40,7 +40,9 @@ Subcommand add_fastq_trim(CLI::App& parent) {
       "working directory unless -j/-h name other files (-j '' -h '' write none).\n"
       "Here -q is --qualified_quality_phred and -h is --html, as in fastp: use --help and "
       "--quiet.\n"
-      "Trimming runs on the CPU; --device gpu is refused (the GPU engine is not built yet).\n"
+      "--device auto trims on a GPU when there is one, unless an option the GPU engine lacks\n"
+      "is given (UMIs, --fix_mgi_id, --filter_by_index, -D, --failed_out, --unpaired1/2,\n"
+      "--overlapped_out): then on the CPU with a warning; --device gpu makes that an error.\n"
       "Examples:\n"
       "  seqfuse fastq-trim -i in.fq.gz -o out.fq.gz\n"
       "  seqfuse fastq-trim -i R1.fq.gz -I R2.fq.gz -o o1.fq.gz -O o2.fq.gz -w 4\n"
@@ -194,9 +196,10 @@ Subcommand add_fastq_trim(CLI::App& parent) {
               options.cut_right_mean_quality = config->cut_right_quality;
             preprocess::validate(options);
             options.command_line = command_line();
-            // No GPU engine yet: --device auto takes the CPU, --device gpu is refused.
-            options.gpu_required =
-                parse_device_spec(config->common.device).kind == DeviceSpec::Kind::kGpu;
+            const DeviceSpec::Kind device = parse_device_spec(config->common.device).kind;
+            if (device != DeviceSpec::Kind::kCpu)
+              options.choose_device = [common = config->common] { return choose_device(common); };
+            options.gpu_required = device == DeviceSpec::Kind::kGpu;
             Reporter report("fastq-trim", config->common.quiet);
             (void)preprocess::run_fastq_trim(options, report);
             return 0;

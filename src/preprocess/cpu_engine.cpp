@@ -4,19 +4,15 @@
 #include <algorithm>
 #include <string_view>
 
-#include "gpu/preprocess/overlap.hpp"
-#include "gpu/preprocess/read_filter.hpp"
-#include "gpu/preprocess/read_trim.hpp"
+#include "gpu/preprocess/read_pipeline.hpp"
 #include "preprocess/engine.hpp"
+#include "preprocess/pipeline_params.hpp"
 #include "preprocess/umi.hpp"
 
 namespace seqfuse::preprocess {
 namespace {
 
 namespace kernel = gpu::preprocess;
-
-// fastp's --insert_size_max: the histogram's "unknown" bin.
-constexpr int kUnknownInsert = static_cast<int>(kInsertSizeMax);
 
 // fastp's tags for --failed_out, by result code.
 std::string_view fate_tag(int fate) {
@@ -110,12 +106,9 @@ void append_read(std::string& out, const WorkRead& r, std::string_view tag = {})
 
 class CpuTrimEngine final : public TrimEngine {
  public:
-  explicit CpuTrimEngine(const TrimPlan& plan) : plan_(plan), s_(plan.settings) {
-    limits_.diff_limit = s_.overlap_diff_limit;
-    limits_.length_required = s_.overlap_len_require;
-    limits_.diff_percent_limit = s_.overlap_diff_percent_limit;
-    fasta_match_required_ =
-        kernel::fasta_adapter_match_required(static_cast<int>(plan.fasta_adapters.size()));
+  explicit CpuTrimEngine(const TrimPlan& plan)
+      : plan_(plan), s_(plan.settings), host_pipeline_(plan) {
+    limits_ = host_pipeline_.params.limits;
   }
 
   [[nodiscard]] std::string name() const override { return "cpu"; }
@@ -131,18 +124,6 @@ class CpuTrimEngine final : public TrimEngine {
   }
 
  private:
-  // -f/-t and the sliding windows (fastp's trimAndCut).
-  void cut(WorkRead& r, int side) const {
-    kernel::KeptPart part;
-    r.kept =
-        kernel::trim_and_cut(r.s(), r.q(), r.length, s_.front[side], s_.tail[side], s_.cut, &part);
-    if (r.kept) {
-      r.begin += part.begin;
-      r.length = part.length;
-      r.front_trimmed = part.front_trimmed;
-    }
-  }
-
   // fastp's Filter::match: a barcode within the threshold of mismatches over
   // the positions both have. fastp drops such a read (pair) before trimming
   // and counts it nowhere but in the statistics before filtering.
@@ -219,52 +200,6 @@ class CpuTrimEngine final : public TrimEngine {
     if (r2) name_umi(*r2, found);
   }
 
-  void poly_g(WorkRead& r) const {
-    r.length = kernel::poly_g_trimmed_length(r.s(), r.length, s_.poly_g_min_len);
-  }
-
-  void poly_x(WorkRead& r, FilterCounts& counts) const {
-    const kernel::PolyXCut cut = kernel::poly_x_cut(r.s(), r.length, s_.poly_x_min_len);
-    if (cut.base < 0) return;
-    r.length = cut.length;
-    // FilterCounts keeps A, C, G, T; fastp's classes are A, T, C, G.
-    static constexpr std::size_t kSlot[4] = {0, 3, 1, 2};
-    const std::size_t slot = kSlot[cut.base];
-    ++counts.polyx_reads[slot];
-    counts.polyx_bases[slot] += static_cast<std::uint64_t>(cut.trimmed);
-  }
-
-  // fastp's trimBySequence with its counting (matchReq 4).
-  bool adapter_by_sequence(WorkRead& r, const std::string& adapter, AdapterCounts& seen,
-                           FilterCounts& counts) const {
-    int pos = 0;
-    if (!kernel::find_adapter(r.s(), r.length, adapter.data(), static_cast<int>(adapter.size()), 4,
-                              &pos))
-      return false;
-    std::string cut_off = pos < 0
-                              ? adapter.substr(0, adapter.size() - static_cast<std::size_t>(-pos))
-                              : std::string(r.s() + pos, static_cast<std::size_t>(r.length - pos));
-    r.length = std::max(pos, 0);
-    if (!cut_off.empty()) {
-      ++counts.adapter_trimmed_reads;
-      counts.adapter_trimmed_bases += cut_off.size();
-      ++seen[cut_off];
-    }
-    return true;
-  }
-
-  // fastp's trimByMultiSequences: every FASTA adapter in turn. fastp 0.23.2
-  // measures the cut-off part after shortening the read, so it is always
-  // empty and nothing is counted; the reads are trimmed all the same.
-  void adapters_from_fasta(WorkRead& r) const {
-    for (const std::string& adapter : plan_.fasta_adapters) {
-      int pos = 0;
-      if (kernel::find_adapter(r.s(), r.length, adapter.data(), static_cast<int>(adapter.size()),
-                               fasta_match_required_, &pos))
-        r.length = std::max(pos, 0);
-    }
-  }
-
   // fastp's --overlapped_out: an overlap without mismatches in its first 50
   // bases (the percent limit 0). fastp builds the read with the
   // std::string(str, pos) constructor, so it writes read 1 from the end of
@@ -284,12 +219,38 @@ class CpuTrimEngine final : public TrimEngine {
     append_read(out, part);
   }
 
-  void max_length(WorkRead& r, int side) const {
-    if (s_.max_len[side] > 0 && s_.max_len[side] < r.length) r.length = s_.max_len[side];
+  // The shared pipeline (gpu/preprocess/read_pipeline.hpp) works on a span
+  // of the read's kept part; its result is taken back with take_span.
+  static kernel::ReadSpan span_of(const WorkRead& r) {
+    kernel::ReadSpan span;
+    span.seq = r.seq;
+    span.qual = r.qual;
+    span.begin = r.begin;
+    span.length = r.length;
+    return span;
+  }
+  static void take_span(WorkRead& r, const kernel::ReadSpan& span) {
+    r.kept = span.kept;
+    if (!r.kept) return;  // fastp's NULL read: the original stays for --failed_out
+    r.begin = span.begin;
+    r.length = span.length;
+    r.front_trimmed = span.front_trimmed;
   }
 
-  [[nodiscard]] int fate(const WorkRead& r) const {
-    return kernel::read_fate(r.s(), r.q(), r.length, r.kept, s_.filter);
+  // What fastp counts of one read's pipeline events.
+  static void count_events(const kernel::ReadEvents& ev, const WorkRead& r,
+                           const std::string& adapter, AdapterCounts& seen, FilterCounts& counts) {
+    const kernel::AdapterCut& cut = ev.adapter;
+    if (cut.kind != 0) {
+      counts.adapter_trimmed_reads += static_cast<std::uint64_t>(cut.reads);
+      counts.adapter_trimmed_bases += static_cast<std::uint64_t>(cut.length);
+      if (cut.length > 0) ++seen[adapter_cut_sequence(cut, r.seq, adapter)];
+    }
+    if (ev.polyx_base >= 0) {
+      const std::size_t slot = polyx_slot(ev.polyx_base);
+      ++counts.polyx_reads[slot];
+      counts.polyx_bases[slot] += static_cast<std::uint64_t>(ev.polyx_trimmed);
+    }
   }
 
   void trim_single(ReadChunk& chunk, FastqRecord& record, ChunkOutput& out,
@@ -304,16 +265,12 @@ class CpuTrimEngine final : public TrimEngine {
       return;
     if (s_.fix_mgi_id) fix_mgi(r);
     if (s_.umi != UmiLocation::none) umi(r, nullptr);
-    cut(r, 0);
-    if (r.kept && s_.poly_g) poly_g(r);
-    if (r.kept && s_.adapter_trimming) {
-      if (!plan_.adapter1.empty())
-        (void)adapter_by_sequence(r, plan_.adapter1, tally.counts.adapters_read1, tally.counts);
-      if (!plan_.fasta_adapters.empty()) adapters_from_fasta(r);
-    }
-    if (r.kept && s_.poly_x) poly_x(r, tally.counts);
-    if (r.kept) max_length(r, 0);
-    const int result = fate(r);
+    kernel::ReadSpan span = span_of(r);
+    kernel::ReadEvents ev;
+    kernel::trim_single_read(span, params_, ev);
+    take_span(r, span);
+    count_events(ev, r, plan_.adapter1, tally.counts.adapters_read1, tally.counts);
+    const int result = ev.fate;
     tally.counts.add(static_cast<ReadFate>(result));
     if (dropped) return;
     if (r.kept && result == kernel::kFatePassed) {
@@ -343,68 +300,25 @@ class CpuTrimEngine final : public TrimEngine {
       fix_mgi(r2);
     }
     if (s_.umi != UmiLocation::none) umi(r1, &r2);
-    cut(r1, 0);
-    cut(r2, 1);
-    const bool both = r1.kept && r2.kept;
-    if (both && s_.poly_g) {
-      poly_g(r1);
-      poly_g(r2);
+    kernel::ReadSpan span1 = span_of(r1), span2 = span_of(r2);
+    kernel::PairEvents ev;
+    rc2.resize(static_cast<std::size_t>(r2.length));
+    kernel::trim_read_pair(span1, span2, rc2.data(), params_, ev, counts.corrections.data());
+    take_span(r1, span1);
+    take_span(r2, span2);
+    if (ev.insert_size >= 0) ++counts.insert_sizes[static_cast<std::size_t>(ev.insert_size)];
+    if (ev.corrected > 0) counts.corrected_reads += (ev.corrected1 && ev.corrected2) ? 2 : 1;
+    count_events(ev.read[0], r1, plan_.adapter1, counts.adapters_read1, counts);
+    count_events(ev.read[1], r2, plan_.adapter2, counts.adapters_read2, counts);
+    if (plan_.write_overlapped && ev.read[0].length_after_adapters >= 0) {
+      WorkRead a1 = r1, a2 = r2;
+      a1.length = ev.read[0].length_after_adapters;
+      a2.length = ev.read[1].length_after_adapters;
+      overlapped(a1, a2, out.overlapped);
     }
-    if (both) {
-      rc2.resize(static_cast<std::size_t>(r2.length));
-      kernel::reverse_complement(r2.s(), r2.length, rc2.data());
-      const kernel::Overlap ov =
-          kernel::analyze_overlap(r1.s(), r1.length, rc2.data(), r2.length, limits_);
-      // fastp fills the histogram on its first worker thread only; seqfuse
-      // counts every pair (the same with fastp -w 1).
-      const int size = kernel::insert_size(ov, r1.length, r2.length, r1.front_trimmed,
-                                           r2.front_trimmed, kUnknownInsert);
-      ++counts.insert_sizes[static_cast<std::size_t>(size)];
-      if (s_.correction) {
-        const kernel::Correction c = kernel::correct_overlap(
-            r1.s(), r1.q(), r1.length, r2.s(), r2.q(), r2.length, ov, counts.corrections.data());
-        if (c.corrected > 0) counts.corrected_reads += (c.read1 && c.read2) ? 2 : 1;
-      }
-      if (s_.adapter_trimming) {
-        bool trimmed = false;
-        if (ov.overlapped && ov.offset < 0) {
-          // The insert is shorter than the reads: what lies beyond it is adapter.
-          const int len1 = std::min(r1.length, ov.length + r2.front_trimmed);
-          const int len2 = std::min(r2.length, ov.length + r1.front_trimmed);
-          const std::string_view adapter1(r1.s() + len1,
-                                          static_cast<std::size_t>(r1.length - len1));
-          const std::string_view adapter2(r2.s() + len2,
-                                          static_cast<std::size_t>(r2.length - len2));
-          counts.adapter_trimmed_reads += 2;
-          counts.adapter_trimmed_bases += adapter1.size() + adapter2.size();
-          if (!adapter1.empty()) ++counts.adapters_read1[std::string(adapter1)];
-          if (!adapter2.empty()) ++counts.adapters_read2[std::string(adapter2)];
-          r1.length = len1;
-          r2.length = len2;
-          trimmed = true;
-        }
-        if (!trimmed) {
-          if (!plan_.adapter1.empty())
-            (void)adapter_by_sequence(r1, plan_.adapter1, counts.adapters_read1, counts);
-          if (!plan_.adapter2.empty())
-            (void)adapter_by_sequence(r2, plan_.adapter2, counts.adapters_read2, counts);
-        }
-        if (!plan_.fasta_adapters.empty()) {
-          adapters_from_fasta(r1);
-          adapters_from_fasta(r2);
-        }
-      }
-      if (plan_.write_overlapped) overlapped(r1, r2, out.overlapped);
-      if (s_.poly_x) {
-        poly_x(r1, counts);
-        poly_x(r2, counts);
-      }
-      max_length(r1, 0);
-      max_length(r2, 1);
-    }
-    const int result1 = fate(r1);
-    const int result2 = fate(r2);
-    counts.add(static_cast<ReadFate>(std::max(result1, result2)), 2);
+    const int result1 = ev.read[0].fate;
+    const int result2 = ev.read[1].fate;
+    counts.add(static_cast<ReadFate>(ev.fate()), 2);
     if (dropped) return;
     const bool pass1 = r1.kept && result1 == kernel::kFatePassed;
     const bool pass2 = r2.kept && result2 == kernel::kFatePassed;
@@ -447,7 +361,8 @@ class CpuTrimEngine final : public TrimEngine {
   const TrimPlan& plan_;
   const TrimSettings& s_;
   kernel::OverlapLimits limits_;
-  int fasta_match_required_ = 4;
+  HostPipeline host_pipeline_;
+  const kernel::PipelineParams& params_ = host_pipeline_.params;
 };
 
 }  // namespace

@@ -3,8 +3,10 @@
 // engine on a worker thread and writes what comes back in input order
 // (trim_run.cpp). An engine applies fastp 0.23.2's per-read pipeline
 // (docs/fastq-trim.md) with the shared arithmetic of gpu/preprocess/ and
-// formats the surviving reads. Only the CPU engine exists; a GPU engine
-// would take whole chunks the same way.
+// formats the surviving reads. Two engines: the CPU engine (cpu_engine.cpp)
+// and the GPU engine (gpu_engine.cpp over gpu/preprocess/trim_chunk.hpp),
+// which takes larger chunks and keeps its statistics on the device until
+// finish(); both run the same per-read pipeline (read_pipeline.hpp).
 #pragma once
 
 #include <memory>
@@ -67,7 +69,14 @@ class TrimEngine {
   // Trims and filters one chunk (read 2 in `mates`, record i with record i,
   // or null for single-end), appending the formatted reads to `out` and the
   // counts to `tally`. May edit the chunks' bases (base correction).
+  // Called from several worker threads at once, one chunk each.
   virtual void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) = 0;
+  // Records (pairs) per chunk the run should hand over; the output does
+  // not depend on it.
+  [[nodiscard]] virtual std::size_t chunk_records() const { return 1000; }
+  // After the last chunk: adds what the engine kept to itself (the GPU
+  // engine's device-side counts) to `tally`.
+  virtual void finish(TrimTally& tally) { (void)tally; }
 };
 
 // Records come marked `duplicate` by the reading side (trim_run.cpp), which

@@ -4,9 +4,11 @@
 // read 1 unless given" rules into plain values, as fastp's main() does.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
+#include "core/device_choice.hpp"
 #include "gpu/preprocess/read_filter.hpp"
 #include "gpu/preprocess/read_trim.hpp"
 #include "preprocess/umi.hpp"
@@ -76,7 +78,9 @@ struct TrimOptions {
   int threads = 3;            // -w, fastp's default 3
   // Resolved by the CLI.
   std::string command_line;
-  bool gpu_required = false;  // --device gpu
+  // --device: picks the device (null: the CPU); gpu_required for --device gpu.
+  std::function<DeviceChoice()> choose_device;
+  bool gpu_required = false;
 };
 
 // Plain values for the engine, after resolve().

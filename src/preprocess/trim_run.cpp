@@ -1,11 +1,13 @@
 #include "preprocess/trim_run.hpp"
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "core/parallel.hpp"
 #include "preprocess/adapter_fasta.hpp"
 #include "preprocess/engine.hpp"
+#include "preprocess/gpu_engine.hpp"
 #include "preprocess/gzip_member.hpp"
 #include "preprocess/input_evaluation.hpp"
 #include "preprocess/report/duplication.hpp"
@@ -25,9 +28,9 @@
 namespace seqfuse::preprocess {
 namespace {
 
-// Records (or pairs) per chunk: fastp's pack size. Output order does not
-// depend on it.
-constexpr std::size_t kChunkRecords = 1000;
+// Chunks per worker thread in a group read ahead. Records (or pairs) per
+// chunk are the engine's (fastp's pack size, 1000, on the CPU); output
+// order does not depend on it.
 constexpr std::size_t kChunksPerThread = 4;
 // Long reads end a chunk early: its offsets are 32-bit.
 constexpr std::size_t kChunkBytes = std::size_t{256} << 20;
@@ -70,8 +73,9 @@ class ReadSource {
   // `duplication` (nullable) sees every record (pair) as it is read: in
   // input order, so which copy of a duplicate counts as the first is
   // fastp's with one worker (-w 1), whatever -w is here.
-  ReadSource(const TrimOptions& o, Duplication* duplication)
-      : interleaved_(o.interleaved_in),
+  ReadSource(const TrimOptions& o, Duplication* duplication, std::size_t chunk_records)
+      : chunk_records_(chunk_records),
+        interleaved_(o.interleaved_in),
         duplication_(duplication),
         limit_(o.reads_to_process > 0 ? static_cast<std::uint64_t>(o.reads_to_process) : 0),
         reader1_(o.stdin_input ? std::string("-") : o.in1, o.phred64),  // "-" is stdin too
@@ -85,16 +89,116 @@ class ReadSource {
     slot.mates.clear();
     slot.reads.first_record = slot.mates.first_record = records_;
     // --reads_to_process: the first N reads (pairs); the rest is not read.
-    while (slot.reads.size() < kChunkRecords && slot.reads.text.size() < kChunkBytes &&
+    while (slot.reads.size() < chunk_records_ && slot.reads.text.size() < kChunkBytes &&
            slot.mates.text.size() < kChunkBytes && (limit_ == 0 || records_ < limit_) && next(slot))
       ++records_;
     return slot.reads.size() > 0;
+  }
+
+  // Fills the group's slots from the front; returns how many got records.
+  // Pairs in two files, unless duplicates are marked here (-D), are read
+  // on two threads: read 1 sizes each chunk, read 2 follows on its own.
+  std::size_t fill_group(std::vector<Slot>& group) {
+    if (reader2_ == nullptr || interleaved_ || duplication_ != nullptr) {
+      std::size_t n = 0;
+      while (n < group.size() && fill(group[n])) ++n;
+      return n;
+    }
+    return fill_two_files(group);
   }
 
   [[nodiscard]] std::uint64_t records() const { return records_; }
   [[nodiscard]] const std::string& name1() const { return reader1_.display_name(); }
 
  private:
+  // Read 2's records for the chunk sizes read 1 publishes, until it is done.
+  struct Published {
+    std::mutex mutex;
+    std::condition_variable more;
+    std::vector<std::size_t> sizes;
+    bool done = false;
+    void add(std::size_t n) {
+      {
+        const std::lock_guard lock(mutex);
+        sizes.push_back(n);
+      }
+      more.notify_one();
+    }
+    void finish() {
+      {
+        const std::lock_guard lock(mutex);
+        done = true;
+      }
+      more.notify_one();
+    }
+    // The size of chunk k; 0 once read 1 is done without it.
+    std::size_t wait_for(std::size_t k) {
+      std::unique_lock lock(mutex);
+      more.wait(lock, [&] { return sizes.size() > k || done; });
+      return sizes.size() > k ? sizes[k] : 0;
+    }
+  };
+
+  void read_mates(std::vector<Slot>& group, Published& published) {
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      const std::size_t want = published.wait_for(k);
+      if (want == 0) return;
+      ReadChunk& mates = group[k].mates;
+      mates.clear();
+      mates.first_record = group[k].reads.first_record;
+      for (std::size_t i = 0; i < want; ++i) {
+        if (!reader2_->next(mates))
+          throw Error("read 2 input has fewer reads than read 1, " + reader2_->display_name() +
+                      " ends after record " + std::to_string(reader2_->records()) + " (" +
+                      reader1_.display_name() + " goes on)");
+        // Offsets are 32-bit; read 1 keeps its chunks under kChunkBytes.
+        if (mates.text.size() > 15 * kChunkBytes)
+          throw Error("read 2 records too long for one chunk, " + reader2_->display_name() +
+                      " record " + std::to_string(reader2_->records()));
+      }
+    }
+  }
+
+  std::size_t fill_two_files(std::vector<Slot>& group) {
+    Published published;
+    std::future<void> mates = std::async(std::launch::async, [&] { read_mates(group, published); });
+    std::size_t n = 0;
+    bool ended = false;  // read 1's input ended (not --reads_to_process)
+    try {
+      while (n < group.size() && !ended && (limit_ == 0 || records_ < limit_)) {
+        ReadChunk& reads = group[n].reads;
+        reads.clear();
+        reads.first_record = records_;
+        while (reads.size() < chunk_records_ && reads.text.size() < kChunkBytes &&
+               (limit_ == 0 || records_ < limit_)) {
+          if (!reader1_.next(reads)) {
+            ended = true;
+            break;
+          }
+          ++records_;
+        }
+        if (reads.size() == 0) break;
+        published.add(reads.size());
+        ++n;
+      }
+    } catch (...) {
+      // Read 2's error, when it has one, comes from an earlier record.
+      published.finish();
+      mates.get();
+      throw;
+    }
+    published.finish();
+    mates.get();
+    if (ended) {
+      ReadChunk rest;
+      if (reader2_->next(rest))
+        throw Error("read 1 input has fewer reads than read 2, " + reader1_.display_name() +
+                    " ends after record " + std::to_string(reader1_.records()) + " (" +
+                    reader2_->display_name() + " goes on)");
+    }
+    return n;
+  }
+
   bool next(Slot& slot) {
     const bool got = next_record(slot);
     if (got && duplication_) {
@@ -130,6 +234,7 @@ class ReadSource {
     return got1;
   }
 
+  std::size_t chunk_records_;
   bool interleaved_;
   Duplication* duplication_;
   std::uint64_t limit_;
@@ -187,6 +292,23 @@ std::vector<std::string> load_barcodes(const std::string& path) {
   return barcodes;
 }
 
+// The one place an engine is chosen: the GPU's when a device was chosen
+// and the plan is one it runs; otherwise the CPU's, with a warning under
+// --device auto and an error under --device gpu (as bwt does it).
+std::unique_ptr<TrimEngine> choose_engine(const TrimOptions& options, const DeviceChoice& device,
+                                          const TrimPlan& plan, Reporter& report) {
+  if (!device.gpu) return make_cpu_trim_engine(plan);
+  if (!gpu_trim_engine_compiled()) {
+    if (options.gpu_required) throw Error("--device gpu: this build has no GPU fastq-trim engine");
+    return make_cpu_trim_engine(plan);
+  }
+  const std::string refusal = gpu_trim_refusal(plan);
+  if (refusal.empty()) return make_gpu_trim_engine(plan, device.index);
+  if (options.gpu_required) throw Error("--device gpu: " + refusal);
+  report.warn(refusal + ": trimming on the CPU");
+  return make_cpu_trim_engine(plan);
+}
+
 }  // namespace
 
 TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
@@ -194,9 +316,6 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   Stopwatch clock;
   const bool paired = is_paired(options);
   const bool stdout_output = options.stdout_output;
-  if (options.gpu_required)
-    throw Error("--device gpu: the GPU engine for fastq-trim is not built yet (use --device cpu)");
-
   if (options.dont_overwrite) {
     for (const std::string* path :
          {&options.out1, &options.out2, &options.unpaired1, &options.unpaired2, &options.failed_out,
@@ -205,6 +324,12 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
         throw Error("--dont_overwrite: " + *path + " exists");
   }
   for (const std::string* input : {&options.in1, &options.in2}) register_input(*input);
+  // The device is chosen on a thread of its own: a GPU's start-up overlaps
+  // the evaluation pass. Device problems are still reported.
+  std::future<DeviceChoice> device_choice =
+      options.choose_device ? std::async(std::launch::async, options.choose_device)
+                            : std::async(std::launch::deferred, [] { return DeviceChoice{}; });
+  // The future's destructor waits for the thread; its errors surface at get().
   // Outputs first: an unwritable path fails before any reading.
   std::vector<Sink> sinks(kStreams);
   const auto open = [&](int stream, const std::string& path) {
@@ -275,7 +400,9 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     duplication = std::make_unique<Duplication>(accuracy);
   }
   plan.dedup = options.dedup;
-  const std::unique_ptr<TrimEngine> engine = make_cpu_trim_engine(plan);
+  const DeviceChoice device = device_choice.get();
+  trace("fastq-trim: device chosen");
+  const std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, report);
 
   const unsigned threads = resolve_threads(options.threads);
   const int length2 = options.interleaved_in ? glance1.read_length : glance2.read_length;
@@ -285,14 +412,26 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   for (unsigned t = 0; t < threads; ++t)
     compressors.push_back(std::make_unique<GzipCompressor>(options.compression));
 
-  ReadSource source(options, duplication.get());
+  // With -D the reading thread marks duplicates in input order (which copy
+  // stays is fastp's -w 1 choice). Without it only the estimate counts,
+  // which is the same in any order (duplication.hpp), so the workers feed
+  // it, chunk by chunk, before trimming (base correction edits the bases).
+  Duplication* in_order = plan.dedup ? duplication.get() : nullptr;
+  Duplication* on_workers = plan.dedup ? nullptr : duplication.get();
+  const auto estimate = [on_workers, paired](const Slot& slot) {
+    if (on_workers == nullptr) return;
+    for (std::size_t r = 0; r < slot.reads.size(); ++r) {
+      const std::string_view seq = slot.reads.seq(slot.reads.records[r]);
+      if (paired)
+        (void)on_workers->check_pair(seq, slot.mates.seq(slot.mates.records[r]));
+      else
+        (void)on_workers->check_read(seq);
+    }
+  };
+  ReadSource source(options, in_order, engine->chunk_records());
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
   std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
-  const auto fill_group = [&source](std::vector<Slot>& group) {
-    std::size_t n = 0;
-    while (n < group.size() && source.fill(group[n])) ++n;
-    return n;
-  };
+  const auto fill_group = [&source](std::vector<Slot>& group) { return source.fill_group(group); };
   std::size_t filled = fill_group(groups[0]);
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
   for (int current = 0; filled > 0; current ^= 1) {
@@ -305,6 +444,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
         for (std::size_t i = begin; i < end; ++i) {
           Slot& slot = group[i];
           slot.text.clear();
+          estimate(slot);
           engine->trim(slot.reads, paired ? &slot.mates : nullptr, slot.text, tallies[worker]);
           for (int s = 0; s < kStreams; ++s)
             if (sinks[static_cast<std::size_t>(s)].gzip)
@@ -330,6 +470,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     filled = next.get();
     report.progress(std::to_string(source.records()) + (paired ? " pairs" : " reads") + " read");
   }
+  engine->finish(tallies[0]);
   trace("fastq-trim: reads trimmed and written");
 
   TrimTally total(glance1.read_length, length2);

@@ -89,6 +89,30 @@ void ReadStats::merge(const ReadStats& other) {
   for (std::size_t k = 0; k < kStatsKmers; ++k) kmers_[k] += other.kmers_[k];
 }
 
+void ReadStats::add_counts(std::uint64_t reads, std::uint64_t length_sum, std::size_t cycles,
+                           const std::uint64_t* letters, const std::uint64_t* kmers) {
+  reads_ += reads;
+  length_sum_ += length_sum;
+  std::size_t used = 0;
+  for (std::size_t c = 0; c < cycles; ++c)
+    for (std::size_t l = 0; l < kLetterClasses; ++l)
+      if (letters[(c * kLetterClasses + l) * 4] != 0) used = c + 1;
+  grow(used);
+  for (std::size_t c = 0; c < used; ++c) {
+    for (std::size_t l = 0; l < kLetterClasses; ++l) {
+      const std::uint64_t* from = letters + (c * kLetterClasses + l) * 4;
+      CycleCounts& to = cycle_letters_[c * kLetterClasses + l];
+      to.bases += from[0];
+      to.q20 += from[1];
+      to.q30 += from[2];
+      to.quality_sum += from[3];
+      cycle_bases_[c] += from[0];
+      cycle_quality_[c] += from[3];
+    }
+  }
+  for (std::size_t k = 0; k < kStatsKmers; ++k) kmers_[k] += kmers[k];
+}
+
 std::uint64_t ReadStats::bases() const {
   std::uint64_t total = 0;
   for (const std::uint64_t n : cycle_bases_) total += n;

@@ -32,6 +32,12 @@ class ReadStats {
   void add(std::string_view seq, std::string_view qual);
   // Adds another instance's counts (per-thread instances merged at the end).
   void merge(const ReadStats& other);
+  // Adds counts kept elsewhere (the GPU engine's device statistics):
+  // letters[cycle * 32 + (byte & 7) * 4 + k], k = bases, Q20 bases, Q30
+  // bases, quality sum (two's complement), for `cycles` cycles; kmers as
+  // kmer_counts(). Cycles past the last one holding a base are not stored.
+  void add_counts(std::uint64_t reads, std::uint64_t length_sum, std::size_t cycles,
+                  const std::uint64_t* letters, const std::uint64_t* kmers);
 
   [[nodiscard]] bool is_read2() const { return is_read2_; }
   [[nodiscard]] std::uint64_t reads() const { return reads_; }
