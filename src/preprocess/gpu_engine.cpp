@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <memory_resource>
 #include <mutex>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/gpu_status.hpp"
 #include "gpu/preprocess/trim_chunk.hpp"
 #include "gpu/runtime.hpp"
@@ -36,8 +39,20 @@ static_assert(sizeof(FastqRecord) == sizeof(kernel::DeviceRecord) &&
                   offsetof(FastqRecord, length) == offsetof(kernel::DeviceRecord, length),
               "records go to the device as they are");
 
-// Pairs (reads) per chunk: ~5 MB of text a side for 150 bp reads.
+// Pairs (reads) per chunk: ~5 MB of text a side for 150 bp reads at 8192.
+// SEQFUSE_TRIM_GPU_CHUNK=N overrides it, to measure the choice on a GPU.
 constexpr std::size_t kGpuChunkRecords = 8192;
+
+std::size_t gpu_chunk_records() {
+  const char* value = std::getenv("SEQFUSE_TRIM_GPU_CHUNK");
+  if (value == nullptr || *value == '\0') return kGpuChunkRecords;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(value, &end, 10);
+  if (*end != '\0' || n == 0 || n > (1u << 24))
+    throw UsageError("SEQFUSE_TRIM_GPU_CHUNK must be a record count from 1 to 16777216, not '" +
+                     std::string(value) + "'");
+  return n;
+}
 constexpr int kLanes = 4;
 
 // A buffer that only grows (a quarter more than asked, to settle quickly).
@@ -95,7 +110,7 @@ class GpuTrimEngine final : public TrimEngine {
   }
 
   [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(device_); }
-  [[nodiscard]] std::size_t chunk_records() const override { return kGpuChunkRecords; }
+  [[nodiscard]] std::size_t chunk_records() const override { return chunk_records_; }
 
   void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) override {
     if (reads.size() == 0) return;
@@ -292,6 +307,7 @@ class GpuTrimEngine final : public TrimEngine {
   kernel::PipelineParams params_;
   gpu::DeviceBuffer adapters_[2], fasta_bases_, fasta_offsets_;
   std::unique_ptr<Lane> lanes_[kLanes];
+  std::size_t chunk_records_ = gpu_chunk_records();
   std::mutex mutex_;
   std::condition_variable free_lane_;
 };
