@@ -10,11 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/subcommand.hpp"
 #include "core/error.hpp"
+#include "core/mapped_input.hpp"
 #include "core/quick_exit.hpp"
 #include "core/report.hpp"
 #include "gpu/error.hpp"
-#include "cli/subcommand.hpp"
 
 namespace {
 
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   }
 
   const std::string name = parsed_subcommand_name(app);
+  seqfuse::set_fault_message_prefix("seqfuse " + name);
   try {
     for (const auto& sub : subcommands)
       if (sub.app->parsed()) return finish(sub.run());

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
+#include "core/regular_file.hpp"
 #include "models/safetensors.hpp"
 
 namespace seqfuse::models {
@@ -80,12 +81,10 @@ class TensorStore {
  private:
   void open_shards(const fs::path& folder, const fs::path& index) {
     register_input(index.string());
-    std::ifstream in(index);
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = read_regular_file(index.string(), "model index");
     nlohmann::json json;
     try {
-      json = nlohmann::json::parse(text.str());
+      json = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
       throw Error(in_quotes(index.string()) + " is not valid JSON (" + e.what() + ")");
     }

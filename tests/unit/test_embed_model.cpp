@@ -1,6 +1,7 @@
 // Loading ESM-2 checkpoints: config.json checks (what is not ESM-2 says
 // why), both tensor layouts, shape checks naming the tensor, the rotary
 // fallback, and the embed job's input checks and --layers resolution.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -282,4 +283,24 @@ TEST_CASE("embed job: input checks, truncation warnings and --layers", "[embed]"
                (void)resolve_layers({0, -7}, 6);
              }),
              Contains("--layers names hidden state 0 twice"));
+}
+
+// Random-access model files must be regular files: a FIFO used to block in
+// open() forever, and a directory as config.json was "not valid JSON".
+TEST_CASE("esm weights: a FIFO or directory in the model folder is refused at once", "[embed]") {
+  TempDir dir;
+  const fs::path config = dir.path() / "config.json";
+  const fs::path weights = dir.path() / "model.safetensors";
+  fs::copy_file(embed_data_dir() / "esm_hd16_fp32_hub" / "config.json", config);
+  REQUIRE(::mkfifo(weights.c_str(), 0600) == 0);
+  CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+             Contains("model file '" + weights.string() + "' is a FIFO, not a regular file"));
+  fs::remove(config);
+  fs::create_directory(config);
+  CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+             Contains("model config '" + config.string() + "' is a directory, not a regular file"));
+  fs::remove(config);
+  REQUIRE(::mkfifo(config.c_str(), 0600) == 0);
+  CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+             Contains("model config '" + config.string() + "' is a FIFO, not a regular file"));
 }
