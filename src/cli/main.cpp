@@ -22,10 +22,10 @@ namespace {
 void print_error(const std::string& subcommand, const std::string& what) {
   std::string line = "seqfuse";
   if (!subcommand.empty()) line += " " + subcommand;
-  line += ": error: " + what;
-  // One line, whatever the message holds.
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
+  // One printable line, whatever the message holds: control bytes in a
+  // record name, matrix header or tensor name are escaped (\xHH), never
+  // passed raw to the terminal.
+  line += ": error: " + seqfuse::printable_line(what);
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
