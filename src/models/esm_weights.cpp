@@ -194,12 +194,19 @@ EsmModel load_esm_model(const fs::path& folder, unsigned threads) {
     throw Error(store.where() + " has no ESM word embeddings ('esm.embeddings.word_embeddings." +
                 "weight' or 'embeddings.word_embeddings.weight'): not an ESM-2 checkpoint");
   }
+  long stored_layers = 0;  // the highest layer number in the checkpoint, plus one
   for (const auto& [name, file] : store.names()) {
     const long n = layer_number(name, prefix);
     if (n >= c.num_layers)
       throw Error(store.where() + " holds " + in_quotes(name) + ", but config.json says " +
                   std::to_string(c.num_layers) + " layers");
+    stored_layers = std::max(stored_layers, n + 1);
   }
+  // Checked before anything is sized by num_layers: a config.json saying
+  // 1073741824 layers used to end in a bare "out of host memory".
+  if (stored_layers < c.num_layers)
+    throw Error("config.json says " + std::to_string(c.num_layers) + " layers, but " +
+                store.where() + " holds " + std::to_string(stored_layers));
 
   const auto H = static_cast<std::uint64_t>(c.hidden_size);
   const std::string embeddings = prefix + "embeddings.word_embeddings.weight";

@@ -217,6 +217,15 @@ TEST_CASE("esm weights: a checkpoint that disagrees with config.json names the t
     CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
                Contains("but config.json says 1 layers"));
   }
+  SECTION("fewer layers in the checkpoint than in config.json, however many it says") {
+    for (const int layers : {3, 1073741824}) {  // the second used to be "out of host memory"
+      copy_fixture("esm_hd16_fp32_hub", dir.path(),
+                   [&](auto& j) { j["num_hidden_layers"] = layers; });
+      CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+                 Contains("config.json says " + std::to_string(layers) + " layers, but ") &&
+                     Contains(" holds 2"));
+    }
+  }
   SECTION("a missing tensor") {
     copy_fixture("esm_hd64_fp32_saved", dir.path(), {}, [](std::string& name, auto&) {
       return name != "encoder.layer.1.output.dense.bias";
