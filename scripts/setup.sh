@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs everything seqfuse needs to build and test on Debian 12 (apt-get).
-# Usage: scripts/setup.sh [--peers] [--hip] [--data]
+# Usage: scripts/setup.sh [--peers] [--hip] [--data] [--fuzz]
 #   --peers  also the peer tools the tests and benchmarks compare against
 #   --hip    also Debian's hipcc and HIP runtime headers (HIP compile check)
 #   --data   also the Debian example-data packages (real inputs)
+#   --fuzz   also clang and libFuzzer (scripts/ci-fuzz.sh)
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config git
@@ -16,6 +17,9 @@ peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf multiqc)
 # --peers. SeqAn 3.2 carries the sdsl-lite 3 it needs (Debian's libsdsl-dev is 2.1.1).
 peer_builds=(libseqan3-dev zlib1g-dev libbz2-dev)
 hip=(hipcc libamdhip64-dev librocprim-dev)
+# clang 14 links -fsanitize=fuzzer from libclang-rt-14-dev; libfuzzer-14-dev
+# is the standalone libFuzzer of the same release.
+fuzz=(clang libclang-rt-14-dev libfuzzer-14-dev zlib1g-dev)
 data=(mmseqs2-examples bowtie2-examples shovill-examples adapterremoval-examples
       ragout-examples hmmer-examples)
 
@@ -24,6 +28,7 @@ for arg in "$@"; do
     --peers) packages+=("${peers[@]}" "${peer_builds[@]}") ;;
     --hip) packages+=("${hip[@]}") ;;
     --data) packages+=("${data[@]}") ;;
+    --fuzz) packages+=("${fuzz[@]}") ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

@@ -36,7 +36,7 @@ run_ctest() {  # run_ctest <label> <dir> [env assignments...]: the summary reads
 
 step "setup (Debian packages)"
 # --data: the agreement tests read real reads from the example packages.
-if [ $quick -eq 1 ]; then scripts/setup.sh --peers --data; else scripts/setup.sh --peers --data --hip; fi
+if [ $quick -eq 1 ]; then scripts/setup.sh --peers --data; else scripts/setup.sh --peers --data --hip --fuzz; fi
 
 configure_build() {  # configure_build <dir> <cmake args...>
   local dir=$1; shift
@@ -58,6 +58,10 @@ step "ASan + UBSan build and tests"
 configure_build build-asan -DSEQFUSE_CUDA=OFF -DSEQFUSE_HIP=OFF -DSEQFUSE_SANITIZE=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEQFUSE_BUILD_BENCH=OFF
 run_ctest ASan+UBSan build-asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+
+step "libFuzzer harnesses (clang, ASan+UBSan; fixed time budget)"
+scripts/ci-fuzz.sh
+notes+=("fuzzing clean")
 
 step "CUDA compile (sm_80, sm_90a)"
 if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then

@@ -9,6 +9,8 @@ void validate(const AlignOptions& c) {
   std::string problems;
   const auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
   if (c.pairs && c.target.empty()) add("--pairs needs a TARGET file");
+  if (c.query == "-" && c.target == "-")
+    add("QUERY and TARGET cannot both be '-': standard input can be read only once");
   if (c.top < 0) add("--top must be 0 or more");
   if (c.alphabet != "auto" && c.alphabet != "dna" && c.alphabet != "protein")
     add("--alphabet must be auto, dna or protein");

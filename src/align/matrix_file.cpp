@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
+#include "core/regular_file.hpp"
 
 namespace seqfuse::align {
 namespace {
@@ -146,12 +147,7 @@ MatrixTable parse_ncbi_matrix(std::string_view text, std::string_view source) {
 
 MatrixTable read_ncbi_matrix_file(const std::string& path) {
   register_input(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read matrix file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error("cannot read matrix file '" + path + "'");
-  return parse_ncbi_matrix(text.str(), path);
+  return parse_ncbi_matrix(read_regular_file(path, "matrix file"), path);
 }
 
 }  // namespace seqfuse::align

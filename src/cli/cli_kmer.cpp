@@ -3,6 +3,7 @@
 // saved k-mer database. Options and their checks only; the jobs are
 // src/kmer/count_job.hpp and src/kmer/db_jobs.hpp.
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,13 @@ struct QueryConfig {
   bool quiet = false;
 };
 
+// -m as the user wrote it, more or less: 500000, 0.5, 1e+12.
+std::string format_gb(double gb) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", gb);
+  return text;
+}
+
 std::uint32_t count_bound(std::uint64_t value, const char* option) {
   if (value < 1 || value > UINT32_MAX)
     throw UsageError(std::string(option) + " must be from 1 to 4294967295");
@@ -66,6 +74,12 @@ int run_count(const CountConfig& config) {
   if (!(config.max_memory_gb > 0) ||
       config.max_memory_gb * kBytesPerGB < static_cast<double>(kmer::kMinMaxMemory))
     throw UsageError("-m/--max-memory must be at least 0.05 (GB)");
+  // A cap above the machine's memory (-m 5e5) used to fail late as a bare
+  // "out of host memory".
+  if (const std::size_t host = host_memory_bytes();
+      host != 0 && config.max_memory_gb * kBytesPerGB > static_cast<double>(host))
+    throw UsageError("-m/--max-memory " + format_gb(config.max_memory_gb) +
+                     " GB is more than this machine's memory (" + memory_size(host) + ")");
   options.max_memory = static_cast<std::size_t>(config.max_memory_gb * kBytesPerGB);
   options.threads = resolve_threads(config.common.threads);
   options.exits_after = kQuickExit;

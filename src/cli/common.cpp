@@ -1,4 +1,6 @@
+#include <charconv>
 #include <cstdlib>
+#include <string>
 
 #include "cli/subcommand.hpp"
 #include "core/error.hpp"
@@ -14,11 +16,26 @@ std::string& command_line() {
   return line;
 }
 
+// More threads than any machine seqfuse runs on has CPUs: a larger -t is a
+// typo, and would fail late, when the operating system refuses a thread.
+constexpr int kMaxThreads = 1024;
+
 void add_threads_option(CLI::App& app, CommonOptions& options) {
   // Workflow managers append user `extra` arguments to their own: the last -t wins.
   app.add_option("-t,--threads", options.threads,
                  "Worker threads (0: every CPU this process may use: affinity, cgroup quota)")
-      ->check(CLI::NonNegativeNumber)
+      ->check([](const std::string& text) -> std::string {
+        // CLI11's NonNegativeNumber printed a 309-digit range for -1 and
+        // called 'abc' out of range; and -t 100000 ran until thread
+        // creation failed ("Resource temporarily unavailable").
+        int value = -1;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error != std::errc{} || stop != end || value < 0 || value > kMaxThreads)
+          return "must be a whole number from 0 (every CPU this process may use) to " +
+                 std::to_string(kMaxThreads) + ", not '" + text + "'";
+        return {};
+      })
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str()
       ->each([](const std::string& value) {  // BGZF outputs compress on as many

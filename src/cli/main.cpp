@@ -10,21 +10,22 @@
 #include <string>
 #include <vector>
 
+#include "cli/subcommand.hpp"
 #include "core/error.hpp"
+#include "core/mapped_input.hpp"
 #include "core/quick_exit.hpp"
 #include "core/report.hpp"
 #include "gpu/error.hpp"
-#include "cli/subcommand.hpp"
 
 namespace {
 
 void print_error(const std::string& subcommand, const std::string& what) {
   std::string line = "seqfuse";
   if (!subcommand.empty()) line += " " + subcommand;
-  line += ": error: " + what;
-  // One line, whatever the message holds.
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
+  // One printable line, whatever the message holds: control bytes in a
+  // record name, matrix header or tensor name are escaped (\xHH), never
+  // passed raw to the terminal.
+  line += ": error: " + seqfuse::printable_line(what);
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   }
 
   const std::string name = parsed_subcommand_name(app);
+  seqfuse::set_fault_message_prefix("seqfuse " + name);
   try {
     for (const auto& sub : subcommands)
       if (sub.app->parsed()) return finish(sub.run());

@@ -1,6 +1,7 @@
 #include "core/device_choice.hpp"
 
 #include <charconv>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -31,7 +32,9 @@ DeviceChoice resolve_device(const DeviceSpec& spec, int device_count) {
       break;
   }
   const int index = spec.index < 0 ? 0 : spec.index;
-  if (device_count == 0) throw Error("--device gpu: no GPU found (see 'seqfuse info')");
+  // Named as the user wrote it: "--device gpu:3", not "--device gpu".
+  const std::string asked = spec.index < 0 ? "gpu" : "gpu:" + std::to_string(spec.index);
+  if (device_count == 0) throw Error("--device " + asked + ": no GPU found (see 'seqfuse info')");
   if (index >= device_count)
     throw Error("--device gpu:" + std::to_string(index) + ": only " + std::to_string(device_count) +
                 " GPU(s) found");

@@ -6,11 +6,16 @@
 
 namespace seqfuse {
 
-std::size_t default_max_memory() {
+std::size_t host_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return std::size_t{4} << 30;
-  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+}
+
+std::size_t default_max_memory() {
+  const std::size_t total = host_memory_bytes();
+  return total == 0 ? std::size_t{4} << 30 : total / 2;
 }
 
 std::string memory_size(std::uint64_t bytes) {

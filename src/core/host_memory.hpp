@@ -12,6 +12,9 @@ namespace seqfuse {
 // (4 GiB when the system does not say).
 [[nodiscard]] std::size_t default_max_memory();
 
+// The machine's physical memory in bytes (0 when the system does not say).
+[[nodiscard]] std::size_t host_memory_bytes();
+
 inline constexpr double kBytesPerGB = 1024.0 * 1024.0 * 1024.0;  // -m's unit, 2^30 bytes
 
 // "1.25 GB", or "37.2 MB" below a gigabyte (-m's units, powers of 2), for

@@ -36,7 +36,8 @@ std::string errno_text() {
 // shell or the kernel sends to a healthy run: a closed pipe (head -1),
 // ulimit -f / -t, kill -USR1, alarm(), a job's timeout. SIGPROF is left to
 // profilers; fault signals (SEGV, BUS) to the sanitizers and to the
-// default core dump.
+// default core dump (except the SIGBUS of a shrunk mapped input, which
+// core/mapped_input.cpp reports and cleans up with remove_temporary_outputs_now).
 constexpr std::array kCleanupSignals{SIGHUP,  SIGINT,  SIGTERM, SIGPIPE, SIGXFSZ,
                                      SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM};
 
@@ -54,8 +55,7 @@ std::array<std::atomic<bool>, kCleanupSlots> g_slot_armed;
 // default action, as the handler returns: the process ends as the signal
 // says (a shell sees 128 + its number, `head` users see 141 for PIPE).
 extern "C" void remove_temporaries_and_reraise(int sig) {
-  for (int i = 0; i < kCleanupSlots; ++i)
-    if (g_slot_armed[i].load()) ::unlink(g_cleanup_paths[i].data());
+  remove_temporary_outputs_now();
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   sigemptyset(&default_action.sa_mask);
@@ -121,6 +121,15 @@ void release_cleanup_slot(int slot) {
   g_slot_armed[slot].store(false);
   g_slot_claimed[slot].store(false);
 }
+
+}  // namespace
+
+void remove_temporary_outputs_now() noexcept {
+  for (int i = 0; i < kCleanupSlots; ++i)
+    if (g_slot_armed[i].load()) ::unlink(g_cleanup_paths[i].data());
+}
+
+namespace {
 
 // ---------------------------------------------------------------------------
 // The run's files: inputs recorded by register_input while a RunScope

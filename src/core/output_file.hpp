@@ -51,6 +51,11 @@ enum class OutputKind { binary, text };
 // Throws UsageError when a live output is the file.
 void register_input(const std::string& path);
 
+// Unlinks every temporary output file now (async-signal-safe): for a fatal
+// signal handler that cannot return, such as the SIGBUS of a mapped input
+// (core/mapped_input.hpp).
+void remove_temporary_outputs_now() noexcept;
+
 // One run: each run function (run_align, run_bwt, ...) opens one first.
 // Inputs are recorded while one lives and forgotten when the outermost one
 // ends, so a process that runs several jobs (the unit tests) never holds an

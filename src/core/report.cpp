@@ -58,11 +58,30 @@ void Reporter::clear_progress() {
   progress_shown_ = false;
 }
 
+std::string printable_line(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string line;
+  line.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      line += c;
+    } else if (c == '\n' || c == '\r') {
+      line += ' ';  // a message of several lines reads as one
+    } else {
+      line += "\\x";
+      line += kHex[byte >> 4];
+      line += kHex[byte & 15];
+    }
+  }
+  return line;
+}
+
 void Reporter::warn(std::string_view text) {
   if (quiet_) return;
   clear_progress();
-  std::fprintf(stderr, "seqfuse %s: warning: %.*s\n", subcommand_.c_str(),
-               static_cast<int>(text.size()), text.data());
+  const std::string line = printable_line(text);
+  std::fprintf(stderr, "seqfuse %s: warning: %s\n", subcommand_.c_str(), line.c_str());
 }
 
 void Reporter::summary(std::string_view what, double seconds, std::string_view throughput) {

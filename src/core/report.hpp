@@ -33,6 +33,12 @@ void trace(std::string_view phase);
 // "1.23 GCUPS": for units that already mean "per second".
 [[nodiscard]] std::string per_second(double amount, double seconds, std::string_view unit);
 
+// `text` made safe for one terminal line: line breaks become spaces, other
+// control bytes (escape sequences, NUL, DEL) become \xHH, so a record name, matrix header or
+// tensor name holding them can neither break the line nor drive the
+// terminal. UTF-8 and other bytes >= 0x80 stay (paths may hold them).
+[[nodiscard]] std::string printable_line(std::string_view text);
+
 class Reporter {
  public:
   Reporter(std::string subcommand, bool quiet);

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/gzip_stream.hpp"
+#include "io/record_text.hpp"
 
 namespace seqfuse::io {
 namespace {
@@ -53,6 +54,14 @@ CompressedInput::~CompressedInput() {
 }
 
 std::size_t CompressedInput::read(char* dst, std::size_t capacity) {
+  const std::size_t got = read_raw(dst, capacity);
+  if (!at_start_ || got == 0) return got;
+  at_start_ = false;
+  const std::size_t kept = drop_utf8_bom(dst, got);
+  return kept != 0 ? kept : read_raw(dst, capacity);
+}
+
+std::size_t CompressedInput::read_raw(char* dst, std::size_t capacity) {
   if (capacity == 0) return 0;
   errno = 0;
   if (gzip_) {

@@ -46,11 +46,14 @@ class CompressedInput {
 
  private:
   [[noreturn]] void throw_read_error(int saved_errno) const;
+  // read() without dropping a byte-order mark.
+  std::size_t read_raw(char* dst, std::size_t capacity);
 
   BGZF* file_ = nullptr;
   std::unique_ptr<GzipStream> gzip_;  // plain gzip only
   std::string display_name_;
   std::atomic<std::uint64_t> bytes_read_{0};
+  bool at_start_ = true;  // a UTF-8 byte-order mark is dropped from the first bytes
 };
 
 }  // namespace seqfuse::io

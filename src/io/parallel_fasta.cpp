@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
+#include "core/mapped_input.hpp"
 #include "core/parallel.hpp"
 #include "core/report.hpp"
 #include "io/fasta_text.hpp"
@@ -90,8 +91,9 @@ std::vector<std::size_t> slice_bounds(std::string_view text, std::size_t first,
 // cache. Copying the file into fresh memory first cost more than parsing it
 // (perf, 230 MB file: 47 % of the read phase was the kernel zeroing the
 // copy's pages, on top of the copy). As with the mapped safetensors and
-// k-mer database files, a file truncated while it is parsed ends the process
-// with SIGBUS; a file appended to is read as it stood when mapped.
+// k-mer database files, a file truncated while it is parsed raises SIGBUS,
+// which the guard turns into one error line naming the file
+// (core/mapped_input.hpp); a file appended to is read as it stood when mapped.
 class MappedText {
  public:
   // Null when the file cannot be opened or mapped, or is empty: the
@@ -108,7 +110,7 @@ class MappedText {
     }
     ::close(fd);  // the mapping keeps the file
     if (map == MAP_FAILED) return nullptr;
-    return std::unique_ptr<MappedText>(new MappedText(static_cast<const char*>(map), size));
+    return std::unique_ptr<MappedText>(new MappedText(static_cast<const char*>(map), size, path));
   }
   ~MappedText() { ::munmap(const_cast<char*>(data_), size_); }
   MappedText(const MappedText&) = delete;
@@ -121,9 +123,11 @@ class MappedText {
   }
 
  private:
-  MappedText(const char* data, std::size_t size) : data_(data), size_(size) {}
+  MappedText(const char* data, std::size_t size, const std::string& path)
+      : data_(data), size_(size), guard_(data, size, path) {}
   const char* data_;
   std::size_t size_;
+  MappedInputGuard guard_;
 };
 
 // Whether `text` is plain FASTA, by its first bytes: not gzip or BGZF (1f

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "io/record_text.hpp"
 
 namespace seqfuse::io {
 namespace {
@@ -54,6 +55,7 @@ std::size_t ParallelFile::read_slice(char* dst, std::size_t n, std::uint64_t off
 }
 
 std::size_t ParallelFile::read(char* dst, std::size_t capacity) {
+  const bool at_start = offset_ == 0;
   const std::size_t slices =
       std::clamp<std::size_t>(capacity / kMinSliceBytes, 1, std::size_t{threads_});
   const std::size_t slice = (capacity + slices - 1) / slices;
@@ -70,7 +72,9 @@ std::size_t ParallelFile::read(char* dst, std::size_t capacity) {
     if (got[s] < std::min(slice, capacity - s * slice)) break;
   }
   offset_ += total;
-  return total;
+  if (!at_start || total == 0) return total;
+  const std::size_t kept = drop_utf8_bom(dst, total);  // as CompressedInput does
+  return kept != 0 ? kept : read(dst, capacity);
 }
 
 }  // namespace seqfuse::io

@@ -22,6 +22,15 @@ struct RecordSyntaxError {
   std::string what;
 };
 
+// A UTF-8 byte-order mark (EF BB BF), which some Windows editors put at the
+// start of a text file, is not part of the first record: the readers drop it
+// from the first bytes they hand out. Returns the bytes left of text[0, n).
+inline std::size_t drop_utf8_bom(char* text, std::size_t n) noexcept {
+  if (n < 3 || std::memcmp(text, "\xEF\xBB\xBF", 3) != 0) return n;
+  std::memmove(text, text + 3, n - 3);
+  return n - 3;
+}
+
 // Two lowercase hex digits, as in "0x1f".
 [[nodiscard]] std::string hex_digits(unsigned char byte);
 

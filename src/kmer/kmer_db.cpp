@@ -1,6 +1,6 @@
 #include "kmer/kmer_db.hpp"
 
-#include <fcntl.h>
+#include <isa-l/crc64.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
+#include "core/regular_file.hpp"
 
 namespace seqfuse::kmer {
 namespace {
@@ -35,8 +36,15 @@ std::uint64_t get_u64(const char* p) noexcept {
 
 constexpr std::uint32_t kFlagCanonical = 1;
 constexpr std::size_t kBlockRecords = std::size_t{1} << 16;
+// verify() checksums and checks this many records at a time, so the bytes
+// are still in cache for the second look.
+constexpr std::size_t kVerifyRecords = std::size_t{1} << 14;
 
 }  // namespace
+
+std::uint64_t kmer_db_checksum(std::uint64_t crc, const void* data, std::size_t size) noexcept {
+  return crc64_ecma_refl(crc, static_cast<const unsigned char*>(data), size);
+}
 
 void encode_records(const RecordBlock& block, char* out) noexcept {
   const int w = block.words_per_kmer();
@@ -67,14 +75,19 @@ KmerDbWriter::KmerDbWriter(OutputFile& out, const KmerDbInfo& info) : out_(out),
   put_u32(header + 24, static_cast<std::uint32_t>(kmer_record_bytes(info.words_per_kmer())));
   put_u32(header + 28, info.lower_count);
   put_u32(header + 32, info.upper_count);
-  out_.write(header, sizeof header);
+  put(header, sizeof header);
   info_.records = 0;
+}
+
+void KmerDbWriter::put(const char* data, std::size_t size) {
+  checksum_ = kmer_db_checksum(checksum_, data, size);
+  out_.write(data, size);
 }
 
 void KmerDbWriter::write(const RecordBlock& block) {
   buffer_.resize(block.size * kmer_record_bytes(block.words_per_kmer()));
   encode_records(block, buffer_.data());
-  out_.write(buffer_.data(), buffer_.size());
+  put(buffer_.data(), buffer_.size());
   info_.records += block.size;
 }
 
@@ -83,6 +96,8 @@ void KmerDbWriter::finish(std::uint64_t total_kmers, std::uint64_t distinct_kmer
   put_u64(footer, info_.records);
   put_u64(footer + 8, total_kmers);
   put_u64(footer + 16, distinct_kmers);
+  put_u64(footer + kKmerDbChecksumOffset,
+          kmer_db_checksum(checksum_, footer, kKmerDbChecksumOffset));
   std::memcpy(footer + 40, kKmerDbEndMagic, sizeof kKmerDbEndMagic);
   out_.write(footer, sizeof footer);
 }
@@ -92,12 +107,12 @@ KmerDb::KmerDb(const std::string& path) : path_(path) {
   if (path == "-")
     throw UsageError("a k-mer database is read from a file, not from standard input");
   register_input(path);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open " + quoted + ": " + std::strerror(errno));
+  const int fd = open_regular_file(path, "k-mer database");
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
     ::close(fd);
-    throw Error(quoted + " is not a seqfuse k-mer database (not a regular file)");
+    throw Error("cannot read " + quoted + ": " + std::strerror(err));
   }
   map_bytes_ = static_cast<std::size_t>(st.st_size);
   if (map_bytes_ > 0) {
@@ -108,6 +123,7 @@ KmerDb::KmerDb(const std::string& path) : path_(path) {
       throw Error("cannot read " + quoted + ": " + std::strerror(err));
     }
     map_ = static_cast<const char*>(map);
+    guard_ = std::make_unique<MappedInputGuard>(map_, map_bytes_, path);
   }
   ::close(fd);
 
@@ -122,6 +138,11 @@ KmerDb::KmerDb(const std::string& path) : path_(path) {
     fail("is not a seqfuse k-mer database");
   if (map_bytes_ < kKmerDbHeaderBytes) fail("is truncated (incomplete header)");
   const std::uint32_t version = get_u32(map_ + 8);
+  if (version == 1)
+    fail(
+        "is a seqfuse k-mer database of version 1, which has no checksum; this seqfuse "
+        "reads version " +
+        std::to_string(kKmerDbVersion) + ": count the k-mers again");
   if (version != kKmerDbVersion)
     fail("is a seqfuse k-mer database of version " + std::to_string(version) +
          "; this seqfuse reads version " + std::to_string(kKmerDbVersion));
@@ -152,9 +173,52 @@ KmerDb::KmerDb(const std::string& path) : path_(path) {
          " bytes of records, the footer says " + std::to_string(info_.records) + " records of " +
          std::to_string(record_bytes));
   if (map_) ::madvise(const_cast<char*>(map_), map_bytes_, MADV_SEQUENTIAL);
+  try {
+    verify(quoted);
+  } catch (...) {
+    if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
+    map_ = nullptr;
+    throw;
+  }
+  if (map_) ::madvise(const_cast<char*>(map_), map_bytes_, MADV_RANDOM);
+}
+
+void KmerDb::verify(const std::string& quoted) const {
+  const int w = info_.words_per_kmer();
+  const std::size_t record_bytes = kmer_record_bytes(w);
+  // Bits of word 0 that hold bases: 2k bits (k <= 32), else 2(k - 32).
+  const int top_bases = w == 1 ? info_.k : info_.k - 32;
+  const std::uint64_t top_mask =
+      top_bases >= 32 ? ~std::uint64_t{0} : (std::uint64_t{1} << (2 * top_bases)) - 1;
+  const auto damaged = [&](std::uint64_t record, const char* what) {
+    throw Error(quoted + " is damaged: record " + std::to_string(record + 1) + " " + what);
+  };
+  std::uint64_t crc = kmer_db_checksum(0, map_, kKmerDbHeaderBytes);
+  std::uint64_t previous[2] = {0, 0};
+  for (std::uint64_t begin = 0; begin < info_.records; begin += kVerifyRecords) {
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kVerifyRecords, info_.records - begin));
+    const char* records = map_ + kKmerDbHeaderBytes + begin * record_bytes;
+    crc = kmer_db_checksum(crc, records, n * record_bytes);
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* record = records + i * record_bytes;
+      std::uint64_t kmer[2] = {get_u64(record), w == 2 ? get_u64(record + 8) : 0};
+      if ((kmer[0] & ~top_mask) != 0) damaged(begin + i, "has bits set above its k-mer");
+      if (get_u32(record + 8 * w) == 0) damaged(begin + i, "has count 0");
+      if ((begin + i > 0) && !std::lexicographical_compare(previous, previous + w, kmer, kmer + w))
+        damaged(begin + i, "is out of order");
+      previous[0] = kmer[0];
+      previous[1] = kmer[1];
+    }
+  }
+  const char* footer = map_ + map_bytes_ - kKmerDbFooterBytes;
+  crc = kmer_db_checksum(crc, footer, kKmerDbChecksumOffset);
+  if (crc != get_u64(footer + kKmerDbChecksumOffset) || get_u64(footer + 32) != 0)
+    throw Error(quoted + " is damaged (checksum mismatch)");
 }
 
 KmerDb::~KmerDb() {
+  guard_.reset();
   if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
 }
 
@@ -163,21 +227,11 @@ void KmerDb::for_each_block(const std::function<void(const RecordBlock&)>& consu
   const std::size_t record_bytes = kmer_record_bytes(w);
   std::vector<std::uint64_t> words(kBlockRecords * static_cast<std::size_t>(w) + 2);
   std::vector<std::uint32_t> counts(kBlockRecords);
-  std::uint64_t previous[2] = {0, 0};
-  bool have_previous = false;
   for (std::uint64_t begin = 0; begin < info_.records; begin += kBlockRecords) {
     const std::size_t n =
         static_cast<std::size_t>(std::min<std::uint64_t>(kBlockRecords, info_.records - begin));
     decode_records(map_ + kKmerDbHeaderBytes + begin * record_bytes, n, w, words.data(),
                    counts.data());
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t* kmer = words.data() + i * static_cast<std::size_t>(w);
-      if (have_previous && !std::lexicographical_compare(previous, previous + w, kmer, kmer + w))
-        throw Error("'" + path_ + "' is damaged: record " + std::to_string(begin + i + 1) +
-                    " is out of order");
-      std::copy(kmer, kmer + w, previous);
-      have_previous = true;
-    }
     consume(RecordBlock{info_.k, words.data(), counts.data(), n});
   }
 }

@@ -7,9 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/mapped_input.hpp"
 #include "core/output_file.hpp"
 #include "kmer/record_block.hpp"
 
@@ -17,7 +19,9 @@ namespace seqfuse::kmer {
 
 inline constexpr char kKmerDbMagic[8] = {'S', 'F', 'K', 'M', 'E', 'R', 'D', 'B'};
 inline constexpr char kKmerDbEndMagic[8] = {'S', 'F', 'K', 'M', 'E', 'N', 'D', '1'};
-inline constexpr std::uint32_t kKmerDbVersion = 1;
+// Version 2 added the checksum (footer bytes 24-31); version 1 files are
+// refused, since nothing could vouch for their records.
+inline constexpr std::uint32_t kKmerDbVersion = 2;
 inline constexpr std::size_t kKmerDbHeaderBytes = 64;
 inline constexpr std::size_t kKmerDbFooterBytes = 48;
 
@@ -25,6 +29,13 @@ inline constexpr std::size_t kKmerDbFooterBytes = 48;
 [[nodiscard]] constexpr std::size_t kmer_record_bytes(int words_per_kmer) noexcept {
   return 8 * static_cast<std::size_t>(words_per_kmer) + 4;
 }
+
+// The database checksum: CRC-64/XZ (ISA-L's crc64_ecma_refl) of `size`
+// bytes, continuing from `crc` (0 to start). It covers the header, the
+// records and the footer's first 24 bytes, in file order.
+[[nodiscard]] std::uint64_t kmer_db_checksum(std::uint64_t crc, const void* data,
+                                             std::size_t size) noexcept;
+inline constexpr std::size_t kKmerDbChecksumOffset = 24;  // in the footer
 
 // Records in the on-disk layout (also the layout of spilled runs).
 void encode_records(const RecordBlock& block, char* out) noexcept;
@@ -55,15 +66,21 @@ class KmerDbWriter {
   void finish(std::uint64_t total_kmers, std::uint64_t distinct_kmers);
 
  private:
+  void put(const char* data, std::size_t size);
+
   OutputFile& out_;
   KmerDbInfo info_;
   std::vector<char> buffer_;
+  std::uint64_t checksum_ = 0;  // of everything written so far
 };
 
 // A database opened for reading (memory-mapped). The constructor checks the
-// header, the version, the footer and the file size, and throws
-// seqfuse::Error naming the file when it is not a seqfuse k-mer database, is
-// of another version, or is truncated.
+// header, the version, the footer and the file size, then reads the whole
+// file once (at read bandwidth) to verify the checksum and that the records
+// are strictly ascending, with no bits set above the k-mer and no count 0,
+// so lookups can trust the order. It throws seqfuse::Error naming the file
+// when it is not a regular file, not a seqfuse k-mer database, of another
+// version, truncated or damaged.
 class KmerDb {
  public:
   explicit KmerDb(const std::string& path);
@@ -75,8 +92,7 @@ class KmerDb {
   [[nodiscard]] std::uint64_t size() const noexcept { return info_.records; }
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
-  // Every record in ascending order, a block at a time. Throws seqfuse::Error
-  // when the records are not strictly ascending (a damaged file).
+  // Every record in ascending order, a block at a time.
   void for_each_block(const std::function<void(const RecordBlock&)>& consume) const;
 
   // The count of a packed k-mer (words_per_kmer() words), 0 when absent:
@@ -85,11 +101,14 @@ class KmerDb {
 
  private:
   void read_kmer(std::uint64_t index, std::uint64_t* words) const noexcept;
+  // The checksum and the records' order and bits, in one pass.
+  void verify(const std::string& quoted) const;
 
   std::string path_;
   KmerDbInfo info_;
   const char* map_ = nullptr;
   std::size_t map_bytes_ = 0;
+  std::unique_ptr<MappedInputGuard> guard_;  // a shrinking file: one error line
 };
 
 }  // namespace seqfuse::kmer

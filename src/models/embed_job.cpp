@@ -89,7 +89,11 @@ OutputShape output_shape(const ProteinSet& input, const Readout& readout, std::s
 EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const ProteinSet& input,
                          std::size_t hidden, EmbeddingWriter& writer) {
   const std::size_t toks_per_batch = std::max<std::size_t>(job.toks_per_batch, 1);
-  engine.reserve(input.longest, std::max(toks_per_batch, input.longest));
+  // No batch holds more than every sequence padded to the longest: reserving
+  // for --toks-per-batch 2147483647 as given used to end in a bare "out of
+  // host memory" on any input.
+  const std::size_t most_tokens = std::max<std::size_t>(input.size(), 1) * input.longest;
+  engine.reserve(input.longest, std::max(std::min(toks_per_batch, most_tokens), input.longest));
   trace("embed: engine reserved its batch memory");
   const std::size_t layers = job.readout.layers.size();
   const auto result_floats = [&](std::size_t i) {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
+#include "core/regular_file.hpp"
 #include "models/tokenizer.hpp"
 
 namespace seqfuse::models {
@@ -110,11 +111,9 @@ EsmConfig load_esm_config(const std::filesystem::path& config_json) {
   where += config_json.string();
   where += '\'';
   register_input(config_json.string());
-  std::ifstream in(config_json);
-  if (!in) throw Error("cannot read " + where);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_esm_config(text.str(), where);
+  // Refuses a directory or FIFO named config.json with one clear line (a
+  // directory used to be reported as "not valid JSON", a FIFO blocked).
+  return parse_esm_config(read_regular_file(config_json.string(), "model config"), where);
 }
 
 }  // namespace seqfuse::models

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
+#include "core/regular_file.hpp"
 #include "models/safetensors.hpp"
 
 namespace seqfuse::models {
@@ -80,12 +81,10 @@ class TensorStore {
  private:
   void open_shards(const fs::path& folder, const fs::path& index) {
     register_input(index.string());
-    std::ifstream in(index);
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = read_regular_file(index.string(), "model index");
     nlohmann::json json;
     try {
-      json = nlohmann::json::parse(text.str());
+      json = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
       throw Error(in_quotes(index.string()) + " is not valid JSON (" + e.what() + ")");
     }
@@ -195,12 +194,19 @@ EsmModel load_esm_model(const fs::path& folder, unsigned threads) {
     throw Error(store.where() + " has no ESM word embeddings ('esm.embeddings.word_embeddings." +
                 "weight' or 'embeddings.word_embeddings.weight'): not an ESM-2 checkpoint");
   }
+  long stored_layers = 0;  // the highest layer number in the checkpoint, plus one
   for (const auto& [name, file] : store.names()) {
     const long n = layer_number(name, prefix);
     if (n >= c.num_layers)
       throw Error(store.where() + " holds " + in_quotes(name) + ", but config.json says " +
                   std::to_string(c.num_layers) + " layers");
+    stored_layers = std::max(stored_layers, n + 1);
   }
+  // Checked before anything is sized by num_layers: a config.json saying
+  // 1073741824 layers used to end in a bare "out of host memory".
+  if (stored_layers < c.num_layers)
+    throw Error("config.json says " + std::to_string(c.num_layers) + " layers, but " +
+                store.where() + " holds " + std::to_string(stored_layers));
 
   const auto H = static_cast<std::uint64_t>(c.hidden_size);
   const std::string embeddings = prefix + "embeddings.word_embeddings.weight";

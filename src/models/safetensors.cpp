@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/mapped_input.hpp"
 #include "core/output_file.hpp"
+#include "core/regular_file.hpp"
 #include "models/float16.hpp"
 
 namespace seqfuse::models {
@@ -65,12 +67,12 @@ std::string TensorInfo::describe() const {
 
 SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
   register_input(path_);
-  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot open " + in_quotes(path_) + ": " + std::strerror(errno));
+  const int fd = open_regular_file(path_, "model file");  // a FIFO must not block
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
+    const std::string reason = std::strerror(errno);
     ::close(fd);
-    throw Error("cannot read " + in_quotes(path_) + ": not a regular file");
+    throw Error("cannot read " + in_quotes(path_) + ": " + reason);
   }
   map_size_ = static_cast<std::size_t>(st.st_size);
   if (map_size_ > 0) {
@@ -81,6 +83,7 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
       throw Error("cannot map " + in_quotes(path_) + ": " + reason);
     }
     map_ = static_cast<const std::byte*>(p);
+    guard_ = std::make_unique<MappedInputGuard>(map_, map_size_, path_);
   }
   ::close(fd);  // the mapping stays valid
   try {
@@ -92,6 +95,7 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
 }
 
 SafetensorsFile::~SafetensorsFile() {
+  guard_.reset();
   if (map_) ::munmap(const_cast<std::byte*>(map_), map_size_);
 }
 
@@ -99,6 +103,7 @@ SafetensorsFile::SafetensorsFile(SafetensorsFile&& other) noexcept
     : path_(std::move(other.path_)),
       map_(std::exchange(other.map_, nullptr)),
       map_size_(std::exchange(other.map_size_, 0)),
+      guard_(std::move(other.guard_)),
       data_begin_(other.data_begin_),
       tensors_(std::move(other.tensors_)),
       metadata_(std::move(other.metadata_)) {}

@@ -11,10 +11,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace seqfuse {
+class MappedInputGuard;
+}
 
 namespace seqfuse::models {
 
@@ -62,7 +67,8 @@ class SafetensorsFile {
   std::string path_;
   const std::byte* map_ = nullptr;
   std::size_t map_size_ = 0;
-  std::uint64_t data_begin_ = 0;  // file offset of the data area
+  std::unique_ptr<MappedInputGuard> guard_;  // a shrinking file: one error line
+  std::uint64_t data_begin_ = 0;             // file offset of the data area
   std::vector<TensorInfo> tensors_;
   std::map<std::string, std::string> metadata_;
 };

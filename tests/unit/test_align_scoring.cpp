@@ -1,5 +1,8 @@
 // Scoring schemes: built-in tables, the NCBI matrix reader, the DNA
 // match/mismatch scheme, encoding and its errors.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -214,7 +217,16 @@ TEST_CASE("NCBI matrix reader accepts the format and reports each error with its
   CHECK(scheme.name() == path.string());
   std::filesystem::remove(path);
   CHECK_THROWS_WITH(ScoringScheme::from_matrix_file("/nonexistent/m.txt", {2, 1}),
-                    "cannot read matrix file '/nonexistent/m.txt'");
+                    "cannot open matrix file '/nonexistent/m.txt': No such file or directory");
+  // A FIFO or a directory is refused at once (a FIFO used to block in open()).
+  const auto fifo = std::filesystem::temp_directory_path() /
+                    ("seqfuse_test_matrix_fifo_" + std::to_string(::getpid()));
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(ScoringScheme::from_matrix_file(fifo.string(), {2, 1}),
+                    "matrix file '" + fifo.string() + "' is a FIFO, not a regular file");
+  std::filesystem::remove(fifo);
+  CHECK_THROWS_WITH(ScoringScheme::from_matrix_file("/tmp", {2, 1}),
+                    "matrix file '/tmp' is a directory, not a regular file");
   CHECK(ScoringScheme::named_or_file("BLOSUM62", {11, 1}).name() == "blosum62");
   CHECK_THROWS_AS(ScoringScheme::named_or_file("nosuch", {11, 1}), seqfuse::UsageError);
 }

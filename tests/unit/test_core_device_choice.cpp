@@ -24,6 +24,8 @@ TEST_CASE("device specs resolve against the devices found", "[core]") {
   CHECK(resolve_device(seqfuse::parse_device_spec("gpu:1"), 2).index == 1);
   CHECK_THROWS_WITH(resolve_device(seqfuse::parse_device_spec("gpu"), 0),
                     "--device gpu: no GPU found (see 'seqfuse info')");
+  CHECK_THROWS_WITH(resolve_device(seqfuse::parse_device_spec("gpu:3"), 0),
+                    "--device gpu:3: no GPU found (see 'seqfuse info')");
   CHECK_THROWS_WITH(resolve_device(seqfuse::parse_device_spec("gpu:2"), 2),
                     "--device gpu:2: only 2 GPU(s) found");
 }

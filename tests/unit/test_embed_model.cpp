@@ -1,6 +1,7 @@
 // Loading ESM-2 checkpoints: config.json checks (what is not ESM-2 says
 // why), both tensor layouts, shape checks naming the tensor, the rotary
 // fallback, and the embed job's input checks and --layers resolution.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -216,6 +217,15 @@ TEST_CASE("esm weights: a checkpoint that disagrees with config.json names the t
     CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
                Contains("but config.json says 1 layers"));
   }
+  SECTION("fewer layers in the checkpoint than in config.json, however many it says") {
+    for (const int layers : {3, 1073741824}) {  // the second used to be "out of host memory"
+      copy_fixture("esm_hd16_fp32_hub", dir.path(),
+                   [&](auto& j) { j["num_hidden_layers"] = layers; });
+      CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+                 Contains("config.json says " + std::to_string(layers) + " layers, but ") &&
+                     Contains(" holds 2"));
+    }
+  }
   SECTION("a missing tensor") {
     copy_fixture("esm_hd64_fp32_saved", dir.path(), {}, [](std::string& name, auto&) {
       return name != "encoder.layer.1.output.dense.bias";
@@ -284,4 +294,24 @@ TEST_CASE("embed job: input checks, truncation warnings and --layers", "[embed]"
                (void)resolve_layers({0, -7}, 6);
              }),
              Contains("--layers names hidden state 0 twice"));
+}
+
+// Random-access model files must be regular files: a FIFO used to block in
+// open() forever, and a directory as config.json was "not valid JSON".
+TEST_CASE("esm weights: a FIFO or directory in the model folder is refused at once", "[embed]") {
+  TempDir dir;
+  const fs::path config = dir.path() / "config.json";
+  const fs::path weights = dir.path() / "model.safetensors";
+  fs::copy_file(embed_data_dir() / "esm_hd16_fp32_hub" / "config.json", config);
+  REQUIRE(::mkfifo(weights.c_str(), 0600) == 0);
+  CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+             Contains("model file '" + weights.string() + "' is a FIFO, not a regular file"));
+  fs::remove(config);
+  fs::create_directory(config);
+  CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+             Contains("model config '" + config.string() + "' is a directory, not a regular file"));
+  fs::remove(config);
+  REQUIRE(::mkfifo(config.c_str(), 0600) == 0);
+  CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
+             Contains("model config '" + config.string() + "' is a FIFO, not a regular file"));
 }

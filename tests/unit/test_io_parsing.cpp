@@ -51,6 +51,24 @@ TEST_CASE("FASTA with CRLF line endings reads like LF", "[io]") {
   CHECK(t::read_records(dir.write("crlf.fa", crlf)) == kSampleFasta);
 }
 
+// Some Windows editors start a text file with a UTF-8 byte-order mark; it
+// used to be refused as "not FASTA or FASTQ (first byte 0xef)".
+TEST_CASE("a UTF-8 byte-order mark before the first record is skipped", "[io]") {
+  t::ScratchDir dir;
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string fasta = t::slurp((t::kDataDir / "sample.fa").string());
+  CHECK(t::read_records(dir.write("bom.fa", bom + fasta)) == kSampleFasta);
+  CHECK(t::read_records(t::write_gzip(dir.path("bom.fa.gz"), bom + fasta)) == kSampleFasta);
+  const std::string fastq = t::slurp((t::kDataDir / "sample.fq").string());
+  CHECK(t::read_records(dir.write("bom.fq", bom + fastq)) ==
+        t::read_records(dir.write("plain.fq", fastq)));
+  // Only at the very start: elsewhere the bytes are what they are (here,
+  // the end of the last sequence line before '>x').
+  const auto late = t::read_records(dir.write("late.fa", fasta + bom + "\n>x\nACGT\n"));
+  REQUIRE(late.size() == kSampleFasta.size() + 1);
+  CHECK(late[late.size() - 2].seq.ends_with(bom));
+}
+
 TEST_CASE("FASTA header splitting", "[io]") {
   t::ScratchDir dir;
   const auto records =

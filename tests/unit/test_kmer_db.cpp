@@ -2,6 +2,7 @@
 // one- and two-word k-mers, binary-search lookups, and the errors for files
 // that are truncated, damaged, of another version or not databases at all.
 // Also the Jellyfish histo text.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -146,8 +147,11 @@ TEST_CASE("truncated, damaged and foreign files are refused with one clear error
   CHECK_THAT(error_of(""), Contains("is not a seqfuse k-mer database"));
   CHECK_THAT(error_of(">read\nACGT\n"), Contains("is not a seqfuse k-mer database"));
   std::string other_version = good;
-  other_version[8] = 2;
-  CHECK_THAT(error_of(other_version), Contains("of version 2; this seqfuse reads version 1"));
+  other_version[8] = 3;
+  CHECK_THAT(error_of(other_version), Contains("of version 3; this seqfuse reads version 2"));
+  std::string version_1 = good;  // before checksums: refused, nothing vouches for it
+  version_1[8] = 1;
+  CHECK_THAT(error_of(version_1), Contains("of version 1, which has no checksum"));
   std::string bad_k = good;
   bad_k[12] = 64;
   CHECK_THAT(error_of(bad_k), Contains("has a damaged header"));
@@ -155,6 +159,72 @@ TEST_CASE("truncated, damaged and foreign files are refused with one clear error
   std::swap_ranges(unsorted.begin() + 64, unsorted.begin() + 76, unsorted.begin() + 76);
   CHECK_THAT(error_of(unsorted), Contains("record 2 is out of order"));
   CHECK_THROWS_WITH(KmerDb((dir / "missing.kdb").string()), Contains("cannot open"));
+}
+
+// Damage that keeps the size right: found on open, before any lookup can
+// answer wrongly from it (a swap used to make `query` print 0).
+TEST_CASE("a damaged database is refused on open: checksum, order, stray bits", "[kmer]") {
+  const TempDir scratch;
+  const fs::path& dir = scratch.path();
+  using Catch::Contains;
+  for (int k : {5, 40}) {
+    INFO("k=" << k);
+    KmerDbInfo info;
+    info.k = k;
+    const std::string a(static_cast<std::size_t>(k), 'A'), c(static_cast<std::size_t>(k), 'C');
+    write_db(dir / "ok.kdb", info, {{a, 3}, {"AC" + a.substr(2), 1}, {c, 9}}, 2);
+    const std::string good = slurp(dir / "ok.kdb");
+    const std::size_t rb = kmer_record_bytes(words_for_k(k));
+    const std::size_t footer = good.size() - kKmerDbFooterBytes;
+    // `bytes` as is, or with its checksum made right again (to reach the
+    // record checks behind it, as a hand-made file would).
+    const auto open_error = [&](std::string bytes, bool fix_checksum) -> std::string {
+      if (fix_checksum) {
+        std::uint64_t crc = kmer_db_checksum(0, bytes.data(), footer + kKmerDbChecksumOffset);
+        for (int i = 0; i < 8; ++i)
+          bytes[footer + kKmerDbChecksumOffset + i] = static_cast<char>(crc >> (8 * i));
+      }
+      spit(dir / "bad.kdb", bytes);
+      try {
+        const KmerDb db((dir / "bad.kdb").string());
+      } catch (const seqfuse::Error& e) {
+        return e.what();
+      }
+      return "no error";
+    };
+    CHECK(open_error(good, false) == "no error");
+    std::string swapped = good;
+    std::swap_ranges(swapped.begin() + 64, swapped.begin() + 64 + rb, swapped.begin() + 64 + rb);
+    CHECK_THAT(open_error(swapped, false), Contains("is damaged"));
+    CHECK_THAT(open_error(swapped, true), Contains("is damaged: record 2 is out of order"));
+    std::string flipped = good;  // one bit of the last record's count
+    flipped[64 + 3 * rb - 4] ^= 0x10;
+    CHECK_THAT(open_error(flipped, false), Contains("is damaged (checksum mismatch)"));
+    std::string totals = good;  // the totals are covered too
+    totals[footer + 9] ^= 1;
+    CHECK_THAT(open_error(totals, false), Contains("is damaged (checksum mismatch)"));
+    std::string high = good;  // the top bit of word 0: above any k-mer of k < 32 or k - 32 < 32
+    high[64 + 2 * rb + 7] = static_cast<char>(high[64 + 2 * rb + 7] | 0x80);
+    CHECK_THAT(open_error(high, false), Contains("is damaged"));
+    CHECK_THAT(open_error(high, true), Contains("record 3 has bits set above its k-mer"));
+    std::string zero = good;
+    std::fill_n(zero.begin() + 64 + rb - 4, 4, '\0');
+    CHECK_THAT(open_error(zero, true), Contains("record 1 has count 0"));
+  }
+  // CRC-64/XZ's check value: the checksum is the documented one.
+  CHECK(kmer_db_checksum(0, "123456789", 9) == 0x995DC9BBDF1939FAull);
+}
+
+TEST_CASE("a k-mer database that is a FIFO or a directory is refused, not waited on", "[kmer]") {
+  const TempDir scratch;
+  const fs::path fifo = scratch.path() / "db.kdb";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  using Catch::Contains;
+  // Without O_NONBLOCK this open would wait for a writer forever.
+  CHECK_THROWS_WITH(KmerDb(fifo.string()), Contains("k-mer database '" + fifo.string() +
+                                                    "' is a FIFO, not a regular file"));
+  CHECK_THROWS_WITH(KmerDb(scratch.path().string()),
+                    Contains("is a directory, not a regular file"));
 }
 
 TEST_CASE("histogram text is jellyfish histo's, catch-all bucket included", "[kmer]") {
