@@ -103,6 +103,10 @@ run_tool() {  # run_tool TOOL EXT: median seconds of RUNS runs, outputs TOOL1.EX
     gpu) cmd=("$sf" fastq-trim --device "${GPU_DEVICE:-gpu}" -w "$threads") ;;
   esac
   for _ in $(seq "$runs"); do
+    # Each run writes fresh files: ext4 flushes a file renamed over an
+    # existing one (auto_da_alloc), which seqfuse's atomic outputs would pay
+    # and fastp's in-place writes would not (run 24).
+    rm -f "$tool-1.$ext" "$tool-2.$ext" "$tool-$ext.json" "$tool-$ext.html"
     t=$(seconds "${cmd[@]}" -i "r1.$ext" -I "r2.$ext" -o "$tool-1.$ext" -O "$tool-2.$ext" \
       -j "$tool-$ext.json" -h "$tool-$ext.html") || return 1
     times+=("$t")
