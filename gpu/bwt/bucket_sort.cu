@@ -161,17 +161,6 @@ __global__ void tied_entries_kernel(const std::uint64_t* order, const std::uint3
   if (t < count && tied[t] != 0) entries[tied_before[t]] = tied_entry(order[t], heads[t] != 0);
 }
 
-// How many of `count` flags are set: the exclusive sum's last entry plus
-// the last flag, both copied back before the one wait.
-std::uint64_t flags_set(const std::uint32_t* flags, const std::uint32_t* before,
-                        std::uint64_t count, Stream& stream) {
-  std::uint32_t last[2] = {0, 0};
-  copy_to_host(&last[0], before + count - 1, sizeof last[0], stream);
-  copy_to_host(&last[1], flags + count - 1, sizeof last[1], stream);
-  stream.synchronize();
-  return std::uint64_t{last[0]} + last[1];
-}
-
 // Suffixes per bin, on the device, back to the host.
 std::vector<std::uint64_t> count_bins(const std::uint8_t* text, std::uint64_t n, Stream& stream) {
   const auto s = static_cast<gpuStream_t>(stream.native());

@@ -1,13 +1,15 @@
 // Kernels over sorted groups that the bucketed sort's window rounds, its
 // rank pass and the doubling of its tied suffixes all use: group starts from
 // head flags, the flags of groups with two or more members, and a gather of
-// labels into sorted order. One thread per sorted index.
+// labels into sorted order (one thread per sorted index); and the count of
+// set flags from their exclusive sum.
 #pragma once
 
 #include <cstdint>
 
 #include "gpu/bwt/bucket_keys.hpp"
 #include "gpu/bwt/launch.cuh"
+#include "gpu/runtime.hpp"
 #include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::bwt {
@@ -33,6 +35,17 @@ static __global__ void gather_labels_kernel(const std::uint32_t* labels,
                                             std::uint32_t* sorted_labels) {
   const std::uint64_t t = thread_index();
   if (t < count) sorted_labels[t] = labels[indices[t]];
+}
+
+// How many of `count` flags are set: the exclusive sum's last entry plus
+// the last flag, both copied back before the one wait.
+inline std::uint64_t flags_set(const std::uint32_t* flags, const std::uint32_t* before,
+                               std::uint64_t count, Stream& stream) {
+  std::uint32_t last[2] = {0, 0};
+  copy_to_host(&last[0], before + count - 1, sizeof last[0], stream);
+  copy_to_host(&last[1], flags + count - 1, sizeof last[1], stream);
+  stream.synchronize();
+  return std::uint64_t{last[0]} + last[1];
 }
 
 }  // namespace seqfuse::gpu::bwt

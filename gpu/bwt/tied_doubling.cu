@@ -98,17 +98,6 @@ __global__ void compact_kernel(const std::uint64_t* sorted_suffixes, const std::
     entries_out[tied_before[t]] = tied_entry(sorted_suffixes[t], heads[t] != 0);
 }
 
-// How many of `count` flags are set (the exclusive sum's last entry plus the
-// last flag; one wait).
-std::uint64_t flags_set(const std::uint32_t* flags, const std::uint32_t* before,
-                        std::uint64_t count, Stream& stream) {
-  std::uint32_t last[2] = {0, 0};
-  copy_to_host(&last[0], before + count - 1, sizeof last[0], stream);
-  copy_to_host(&last[1], flags + count - 1, sizeof last[1], stream);
-  stream.synchronize();
-  return std::uint64_t{last[0]} + last[1];
-}
-
 // Device memory of one chunk; kBytesPerChunkEntry bytes an entry.
 struct ChunkSpace {
   explicit ChunkSpace(std::uint64_t capacity)

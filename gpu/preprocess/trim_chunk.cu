@@ -24,6 +24,7 @@
 
 #include "gpu/preprocess/read_pipeline.hpp"
 #include "gpu/preprocess/trim_chunk.hpp"
+#include "gpu/primitives/base_code.hpp"
 #include "gpu/primitives/device_sort.cuh"
 
 namespace seqfuse::gpu::preprocess {
@@ -51,22 +52,6 @@ struct AtomicCounter {
     return *this;
   }
 };
-
-// fastp's 2-bit code for the statistics' 5-mers (A0 T1 C2 G3, else -1).
-__device__ int stats_base_code(char base) {
-  switch (base) {
-    case 'A':
-      return 0;
-    case 'T':
-      return 1;
-    case 'C':
-      return 2;
-    case 'G':
-      return 3;
-    default:
-      return -1;
-  }
-}
 
 // fastp's Stats over the reads of one side (blockIdx.y picks the side; the
 // slot is before or after filtering). A block takes kSliceReads reads; a
@@ -125,7 +110,7 @@ __global__ void accumulate_stats(const char* __restrict__ text0, const char* __r
     unsigned kmer = 0;
     int valid_run = 0;
     for (int i = 0; i < length; ++i) {
-      const int code = stats_base_code(seq[i]);
+      const int code = fastp_base_code(seq[i]);
       if (code < 0) {
         valid_run = 0;
         continue;

@@ -26,6 +26,24 @@ SF_HOST_DEVICE std::uint8_t base_code(unsigned char letter) {
   }
 }
 
+// fastp's 2-bit code in its k-mer passes (the statistics' 5-mers, the
+// adapter search's 10-mers): A0 T1 C2 G3 for the upper-case letters, -1 for
+// anything else, lower case too.
+SF_HOST_DEVICE int fastp_base_code(char base) {
+  switch (base) {
+    case 'A':
+      return 0;
+    case 'T':
+      return 1;
+    case 'C':
+      return 2;
+    case 'G':
+      return 3;
+    default:
+      return -1;
+  }
+}
+
 inline void encode_bases_host(const char* ascii, std::uint8_t* codes, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) codes[i] = base_code(static_cast<unsigned char>(ascii[i]));
 }

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpu/primitives/base_code.hpp"
+
 namespace seqfuse::preprocess {
 
 // fastp counts 5-mers over A, T, C, G coded 0, 1, 2, 3 (in that order), so
@@ -92,22 +94,8 @@ struct ReadTotals {
 };
 [[nodiscard]] ReadTotals totals_of(const ReadStats* read1, const ReadStats* read2);
 
-// fastp's 2-bit base code in its k-mer passes (the statistics' 5-mers, the
-// adapter search's 10-mers): A0 T1 C2 G3 for the upper-case letters, -1 for
-// anything else, lower case too.
-[[nodiscard]] inline int fastp_base_code(char base) {
-  switch (base) {
-    case 'A':
-      return 0;
-    case 'T':
-      return 1;
-    case 'C':
-      return 2;
-    case 'G':
-      return 3;
-    default:
-      return -1;
-  }
-}
+// fastp's 2-bit base code (A0 T1 C2 G3, else -1), shared with the GPU
+// engine's statistics kernel.
+using seqfuse::fastp_base_code;
 
 }  // namespace seqfuse::preprocess
