@@ -154,13 +154,6 @@ __global__ void bucket_ranks_kernel(const std::uint64_t* order, const std::uint3
   tied[t] = still_tied(heads, count, t);
 }
 
-__global__ void tied_entries_kernel(const std::uint64_t* order, const std::uint32_t* heads,
-                                    const std::uint32_t* tied, const std::uint32_t* tied_before,
-                                    std::uint64_t count, std::uint64_t* entries) {
-  const std::uint64_t t = thread_index();
-  if (t < count && tied[t] != 0) entries[tied_before[t]] = tied_entry(order[t], heads[t] != 0);
-}
-
 // Suffixes per bin, on the device, back to the host.
 std::vector<std::uint64_t> count_bins(const std::uint8_t* text, std::uint64_t n, Stream& stream) {
   const auto s = static_cast<gpuStream_t>(stream.native());

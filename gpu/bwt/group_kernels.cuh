@@ -37,6 +37,18 @@ static __global__ void gather_labels_kernel(const std::uint32_t* labels,
   if (t < count) sorted_labels[t] = labels[indices[t]];
 }
 
+// The tied list's entries (bucket_keys.hpp's tied_entry) of the suffixes
+// in groups of two or more, compacted in sorted order through the tied
+// flags' exclusive sum.
+static __global__ void tied_entries_kernel(const std::uint64_t* sorted_suffixes,
+                                           const std::uint32_t* heads, const std::uint32_t* tied,
+                                           const std::uint32_t* tied_before, std::uint64_t count,
+                                           std::uint64_t* entries) {
+  const std::uint64_t t = thread_index();
+  if (t < count && tied[t] != 0)
+    entries[tied_before[t]] = tied_entry(sorted_suffixes[t], heads[t] != 0);
+}
+
 // How many of `count` flags are set: the exclusive sum's last entry plus
 // the last flag, both copied back before the one wait.
 inline std::uint64_t flags_set(const std::uint32_t* flags, const std::uint32_t* before,

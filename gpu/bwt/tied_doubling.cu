@@ -90,14 +90,6 @@ __global__ void refine_kernel(const std::uint64_t* sorted_suffixes,
   tied[t] = still_tied(heads, count, t);
 }
 
-__global__ void compact_kernel(const std::uint64_t* sorted_suffixes, const std::uint32_t* heads,
-                               const std::uint32_t* tied, const std::uint32_t* tied_before,
-                               std::uint64_t count, std::uint64_t* entries_out) {
-  const std::uint64_t t = thread_index();
-  if (t < count && tied[t] != 0)
-    entries_out[tied_before[t]] = tied_entry(sorted_suffixes[t], heads[t] != 0);
-}
-
 // Device memory of one chunk; kBytesPerChunkEntry bytes an entry.
 struct ChunkSpace {
   explicit ChunkSpace(std::uint64_t capacity)
@@ -150,13 +142,14 @@ class TiedRefiner {
         entries, count, flags, flags_before, rank_, h, keys.current, indices.current,
         space_.labels.as<std::uint32_t>(), label_rank, label_start);
     GPU_CHECK_LAUNCH();
-    const std::uint64_t groups = flags_set(flags, flags_before, count, stream_);
     // Stable sorts: by key, then by label, gives (group, key).
     radix_sort_pairs(keys, indices, count, 0, rank_bits(n_), space_.scratch, s_);
     gather_labels_kernel<<<blocks, kThreads, 0, s_>>>(space_.labels.as<std::uint32_t>(),
                                                       indices.current, count, labels.current);
     GPU_CHECK_LAUNCH();
-    radix_sort_pairs(labels, indices, count, 0, rank_bits(groups), space_.scratch, s_);
+    // Labels are below the group count, itself at most `count`: sorting by
+    // rank_bits(count) bits needs no round trip for the exact count.
+    radix_sort_pairs(labels, indices, count, 0, rank_bits(count), space_.scratch, s_);
 
     // Free again: both key halves (sorted suffixes and keys), the flags
     // (subgroup heads and their sums), the unsorted labels (group starts),
@@ -181,8 +174,8 @@ class TiedRefiner {
     GPU_CHECK_LAUNCH();
     exclusive_sum(tied, tied_before, count, space_.scratch, s_);
     auto* survivors = space_.survivors.as<std::uint64_t>();
-    compact_kernel<<<blocks, kThreads, 0, s_>>>(sorted_suffixes, heads, tied, tied_before, count,
-                                                survivors);
+    tied_entries_kernel<<<blocks, kThreads, 0, s_>>>(sorted_suffixes, heads, tied, tied_before,
+                                                     count, survivors);
     GPU_CHECK_LAUNCH();
     return flags_set(tied, tied_before, count, stream_);
   }

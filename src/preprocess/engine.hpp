@@ -59,6 +59,18 @@ struct TrimTally {
   FilterCounts counts;
   ReadStats before1, after1, before2, after2;
   std::uint64_t reads_in = 0, bases_in = 0, reads_out = 0, bases_out = 0;
+
+  void merge(const TrimTally& other) {
+    counts.merge(other.counts);
+    before1.merge(other.before1);
+    after1.merge(other.after1);
+    before2.merge(other.before2);
+    after2.merge(other.after2);
+    reads_in += other.reads_in;
+    bases_in += other.bases_in;
+    reads_out += other.reads_out;
+    bases_out += other.bases_out;
+  }
 };
 
 class TrimEngine {

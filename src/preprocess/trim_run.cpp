@@ -475,17 +475,11 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
 
   TrimTally total(glance1.read_length, length2);
   TrimSummary summary;
-  for (const TrimTally& t : tallies) {
-    total.counts.merge(t.counts);
-    total.before1.merge(t.before1);
-    total.after1.merge(t.after1);
-    total.before2.merge(t.before2);
-    total.after2.merge(t.after2);
-    summary.reads_in += t.reads_in;
-    summary.bases_in += t.bases_in;
-    summary.reads_out += t.reads_out;
-    summary.bases_out += t.bases_out;
-  }
+  for (const TrimTally& t : tallies) total.merge(t);
+  summary.reads_in = total.reads_in;
+  summary.bases_in = total.bases_in;
+  summary.reads_out = total.reads_out;
+  summary.bases_out = total.bases_out;
 
   FastpReport fastp;
   fastp.paired = paired;

@@ -171,17 +171,7 @@ void run_engine(pp::TrimEngine& engine, const Chunks& input, bool paired, unsign
   }
   for (auto& w : workers) w.join();
   engine.finish(tallies[0]);
-  for (const pp::TrimTally& t : tallies) {
-    total.counts.merge(t.counts);
-    total.before1.merge(t.before1);
-    total.after1.merge(t.after1);
-    total.before2.merge(t.before2);
-    total.after2.merge(t.after2);
-    total.reads_in += t.reads_in;
-    total.bases_in += t.bases_in;
-    total.reads_out += t.reads_out;
-    total.bases_out += t.bases_out;
-  }
+  for (const pp::TrimTally& t : tallies) total.merge(t);
 }
 
 void gpu_equals_cpu(const pp::TrimPlan& plan, const Chunks& chunks, bool paired) {
