@@ -4,8 +4,9 @@
 // can call it.
 //
 // Two ways to sort, chosen here by size (or forced for tests):
-// - one pass (doubling_sort.cu): prefix doubling over every suffix at once,
-//   for fewer than 2^32 suffixes that fit the device at 30 bytes each;
+// - one pass (doubling_sort.cu): every suffix sorted at once by 21
+//   characters, then prefix doubling over the suffixes still tied, for
+//   fewer than 2^32 suffixes that fit the device at 34 bytes each;
 // - buckets (bucket_sort.cu): the suffixes split by their first characters
 //   into buckets that fit the device, each sorted by deepening keys of 21
 //   characters and streamed out before the next; the text stays resident

@@ -1,6 +1,8 @@
 // Device buffers, pinned host memory and streams.
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -160,6 +162,41 @@ struct Staging {
   Event done[2];  // the device's copy of each block
 };
 
+// Pinning 128 MiB costs tens of milliseconds and a run makes several staged
+// copies (bwt: the text in, then the rows and the samples out), so the
+// blocks of a finished copy are kept for the next one. A copy that fails
+// drops its blocks instead: the device may still be using them. The pool
+// is never destroyed: at exit the runtime may already be gone, and the
+// process's end frees pinned memory anyway. (Its blocks carry events of
+// the device that was current when they were made: one device a process.)
+class StagingPool {
+ public:
+  std::unique_ptr<Staging> acquire() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (!idle_.empty()) {
+        std::unique_ptr<Staging> staging = std::move(idle_.back());
+        idle_.pop_back();
+        return staging;
+      }
+    }
+    return std::make_unique<Staging>();
+  }
+  void release(std::unique_ptr<Staging> staging) {
+    const std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(staging));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Staging>> idle_;
+};
+
+StagingPool& staging_pool() {
+  static auto* pool = new StagingPool;
+  return *pool;
+}
+
 std::size_t block_length(std::size_t bytes, std::size_t k) {
   return std::min(kStagingBlock, bytes - k * kStagingBlock);
 }
@@ -173,7 +210,8 @@ void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream
     stream.synchronize();
     return;
   }
-  Staging staging;
+  std::unique_ptr<Staging> leased = staging_pool().acquire();
+  Staging& staging = *leased;
   const std::size_t blocks = (bytes + kStagingBlock - 1) / kStagingBlock;
   auto drain = [&](std::size_t k) {  // block k from staging to dst, once the device filled it
     staging.done[k % 2].synchronize();
@@ -189,6 +227,7 @@ void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream
     if (k > 0) drain(k - 1);
   }
   drain(blocks - 1);
+  staging_pool().release(std::move(leased));
 }
 
 void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
@@ -198,7 +237,8 @@ void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stre
     stream.synchronize();
     return;
   }
-  Staging staging;
+  std::unique_ptr<Staging> leased = staging_pool().acquire();
+  Staging& staging = *leased;
   const std::size_t blocks = (bytes + kStagingBlock - 1) / kStagingBlock;
   // The host fills block k while the device reads block k - 1 from the
   // other staging block; a block is refilled once the device has read it.
@@ -211,6 +251,7 @@ void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stre
     staging.done[k % 2].record(stream);
   }
   stream.synchronize();
+  staging_pool().release(std::move(leased));
 }
 
 }  // namespace seqfuse::gpu
