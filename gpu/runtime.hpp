@@ -141,5 +141,8 @@ void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream
 // reads the other. Waits for the copy.
 void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
                              unsigned threads);
+// Makes the staging blocks of the two copies above now (pinning them takes
+// tens of milliseconds), so a thread that is waiting anyway pays for them.
+void prepare_staged_copies();
 
 }  // namespace seqfuse::gpu

@@ -230,6 +230,10 @@ void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream
   staging_pool().release(std::move(leased));
 }
 
+void prepare_staged_copies() {
+  staging_pool().release(staging_pool().acquire());
+}
+
 void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
                              unsigned threads) {
   if (bytes <= kStagingBlock / 4) {

@@ -8,6 +8,7 @@
 #include "bwt/bwt_run.hpp"
 #include "cli/subcommand.hpp"
 #include "core/report.hpp"
+#include "gpu/runtime.hpp"
 
 namespace seqfuse::cli {
 namespace {
@@ -51,8 +52,14 @@ Subcommand add_bwt(CLI::App& parent) {
             bwt::validate(options);
             options.threads = resolve_threads(config->common.threads);
             const DeviceSpec::Kind device = parse_device_spec(config->common.device).kind;
+            // The staged copies' pinned blocks are made while the reference
+            // is read, on the thread that starts the device.
             if (device != DeviceSpec::Kind::kCpu)
-              options.choose_device = [common = config->common] { return choose_device(common); };
+              options.choose_device = [common = config->common] {
+                DeviceChoice chosen = choose_device(common);
+                if (chosen.gpu) gpu::prepare_staged_copies();
+                return chosen;
+              };
             options.gpu_required = device == DeviceSpec::Kind::kGpu;
             Reporter report("bwt", config->common.quiet);
             (void)bwt::run_bwt(options, report);
