@@ -43,6 +43,17 @@ struct SortPlan {
   std::uint64_t bucket_suffixes = 0;
 };
 
+// A text sent to the device packed, as bwa's .pac packs a strand: `length`
+// codes four a byte, the first in the two high bits of its byte (`bytes`
+// holds at least ceil(length / 4)). With both_strands the text sorted is
+// those codes followed by their reverse complement (2 x length codes),
+// built on the device: an eighth of the bytes crosses PCIe.
+struct PackedCodes {
+  std::span<const std::uint8_t> bytes;
+  std::uint64_t length = 0;
+  bool both_strands = true;
+};
+
 // Device memory the one-pass sort needs for n codes (bytes).
 [[nodiscard]] std::uint64_t one_pass_device_bytes(std::uint64_t n);
 // Device memory the bucketed sort needs at least (the text and one small
@@ -58,6 +69,10 @@ struct SortPlan {
 // bucketed sort cannot fit (more suffixes share their first kBinChars
 // characters than a bucket holds: a text that repetitive goes to the CPU).
 [[nodiscard]] Status sort_suffixes(std::span<const std::uint8_t> text, const SortOutput& out,
+                                   const SortPlan& plan = {});
+// The same for a packed text (kInvalidSize also when `bytes` is too short
+// for `length`); out's spans fit the text the codes make.
+[[nodiscard]] Status sort_suffixes(const PackedCodes& text, const SortOutput& out,
                                    const SortPlan& plan = {});
 
 }  // namespace seqfuse::gpu::bwt

@@ -1,5 +1,6 @@
 // Device buffers, pinned host memory and streams.
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -146,6 +147,7 @@ void parallel_memcpy(void* dst, const void* src, std::size_t bytes, unsigned thr
 }
 
 constexpr std::size_t kStagingBlock = std::size_t{64} << 20;
+constexpr std::size_t kStagedCopyInBytes = std::size_t{256} << 20;
 
 // Two pinned blocks for the staged copies below.
 struct Staging {
@@ -162,18 +164,22 @@ struct Staging {
   Event done[2];  // the device's copy of each block
 };
 
-// Pinning 128 MiB costs tens of milliseconds and a run makes several staged
-// copies (bwt: the text in, then the rows and the samples out), so the
-// blocks of a finished copy are kept for the next one. A copy that fails
-// drops its blocks instead: the device may still be using them. The pool
-// is never destroyed: at exit the runtime may already be gone, and the
-// process's end frees pinned memory anyway. (Its blocks carry events of
-// the device that was current when they were made: one device a process.)
+// Pinning 128 MiB costs 50 to 80 ms on the H100 machine (run 25), and a
+// run makes several staged copies (bwt: the rows and the samples out, the
+// text in when large), so the blocks of a finished copy are kept for the
+// next one, and prepare_staged_copies() pins the first on a thread of its
+// own while the device works. A copy that fails drops its blocks instead:
+// the device may still be using them. The pool is never destroyed: at exit
+// the runtime may already be gone, and the process's end frees pinned
+// memory anyway. (Its blocks carry events of the device that was current
+// when they were made: one device a process.)
 class StagingPool {
  public:
+  // Blocks from the pool, waiting for any being pinned in the background.
   std::unique_ptr<Staging> acquire() {
     {
-      const std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
+      pinned_.wait(lock, [&] { return !idle_.empty() || preparing_ == 0; });
       if (!idle_.empty()) {
         std::unique_ptr<Staging> staging = std::move(idle_.back());
         idle_.pop_back();
@@ -183,13 +189,41 @@ class StagingPool {
     return std::make_unique<Staging>();
   }
   void release(std::unique_ptr<Staging> staging) {
-    const std::lock_guard lock(mutex_);
-    idle_.push_back(std::move(staging));
+    {
+      const std::lock_guard lock(mutex_);
+      idle_.push_back(std::move(staging));
+    }
+    pinned_.notify_all();
+  }
+  // Pins one more set of blocks on a background thread (on the caller's
+  // current device); a failure there only means a later copy pins its own.
+  void prepare_in_background() {
+    int device = 0;
+    GPU_CHECK(gpuGetDevice(&device));
+    {
+      const std::lock_guard lock(mutex_);
+      ++preparing_;
+    }
+    std::thread([this, device] {
+      std::unique_ptr<Staging> staging;
+      try {
+        if (gpuSetDevice(device) == gpuSuccess) staging = std::make_unique<Staging>();
+      } catch (...) {  // out of pinned memory: nothing kept
+      }
+      {
+        const std::lock_guard lock(mutex_);
+        --preparing_;
+        if (staging) idle_.push_back(std::move(staging));
+      }
+      pinned_.notify_all();
+    }).detach();
   }
 
  private:
   std::mutex mutex_;
+  std::condition_variable pinned_;
   std::vector<std::unique_ptr<Staging>> idle_;
+  int preparing_ = 0;
 };
 
 StagingPool& staging_pool() {
@@ -231,12 +265,15 @@ void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream
 }
 
 void prepare_staged_copies() {
-  staging_pool().release(staging_pool().acquire());
+  staging_pool().prepare_in_background();
 }
 
 void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
                              unsigned threads) {
-  if (bytes <= kStagingBlock / 4) {
+  // Below 256 MiB the runtime's own staging of pageable memory (about 2 GB/s
+  // on the H200 machine, run 25) costs less than waiting for blocks to be
+  // pinned (50 to 80 ms).
+  if (bytes < kStagedCopyInBytes) {
     copy_to_device(dst, src, bytes, stream);
     stream.synchronize();
     return;

@@ -52,8 +52,8 @@ Subcommand add_bwt(CLI::App& parent) {
             bwt::validate(options);
             options.threads = resolve_threads(config->common.threads);
             const DeviceSpec::Kind device = parse_device_spec(config->common.device).kind;
-            // The staged copies' pinned blocks are made while the reference
-            // is read, on the thread that starts the device.
+            // The staged copies' blocks are pinned in the background from
+            // the moment the device is up: the rows come out through them.
             if (device != DeviceSpec::Kind::kCpu)
               options.choose_device = [common = config->common] {
                 DeviceChoice chosen = choose_device(common);
