@@ -435,13 +435,15 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   Duplication* on_workers = plan.dedup ? nullptr : duplication.get();
   const auto estimate = [on_workers, paired](const Slot& slot) {
     if (on_workers == nullptr) return;
+    Duplication::Tally tally;  // added once a chunk (duplication.hpp)
     for (std::size_t r = 0; r < slot.reads.size(); ++r) {
       const std::string_view seq = slot.reads.seq(slot.reads.records[r]);
       if (paired)
-        (void)on_workers->check_pair(seq, slot.mates.seq(slot.mates.records[r]));
+        (void)on_workers->check_pair(seq, slot.mates.seq(slot.mates.records[r]), tally);
       else
-        (void)on_workers->check_read(seq);
+        (void)on_workers->check_read(seq, tally);
     }
+    on_workers->add(tally);
   };
   ReadSource source(options, in_order, engine->chunk_records());
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);

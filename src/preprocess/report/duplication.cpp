@@ -127,23 +127,45 @@ bool Duplication::apply(const std::uint64_t* sum) {
   // single-bit fetch-or whose result is tested, it compiles to lock bts.
   const std::uint64_t mask = std::uint64_t{1} << (bit & 63U);
   std::atomic_ref<std::uint64_t> word(bits_[static_cast<std::size_t>(bit >> 6)]);
-  const bool duplicate = (word.fetch_or(mask, std::memory_order_relaxed) & mask) != 0;
-  reads_.fetch_add(1, std::memory_order_relaxed);
-  if (duplicate) duplicates_.fetch_add(1, std::memory_order_relaxed);
+  return (word.fetch_or(mask, std::memory_order_relaxed) & mask) != 0;
+}
+
+void Duplication::add(const Tally& tally) {
+  reads_.fetch_add(tally.reads, std::memory_order_relaxed);
+  duplicates_.fetch_add(tally.duplicates, std::memory_order_relaxed);
+}
+
+bool Duplication::check_read(std::string_view seq, Tally& tally) {
+  std::uint64_t sum = 0;
+  hash(seq, 0, &sum);
+  const bool duplicate = apply(&sum);
+  ++tally.reads;
+  tally.duplicates += duplicate ? 1 : 0;
+  return duplicate;
+}
+
+bool Duplication::check_pair(std::string_view seq1, std::string_view seq2, Tally& tally) {
+  std::uint64_t sum = 0;
+  hash(seq1, 0, &sum);
+  hash(seq2, seq1.size(), &sum);
+  const bool duplicate = apply(&sum);
+  ++tally.reads;
+  tally.duplicates += duplicate ? 1 : 0;
   return duplicate;
 }
 
 bool Duplication::check_read(std::string_view seq) {
-  std::uint64_t sum = 0;
-  hash(seq, 0, &sum);
-  return apply(&sum);
+  Tally tally;
+  const bool duplicate = check_read(seq, tally);
+  add(tally);
+  return duplicate;
 }
 
 bool Duplication::check_pair(std::string_view seq1, std::string_view seq2) {
-  std::uint64_t sum = 0;
-  hash(seq1, 0, &sum);
-  hash(seq2, seq1.size(), &sum);
-  return apply(&sum);
+  Tally tally;
+  const bool duplicate = check_pair(seq1, seq2, tally);
+  add(tally);
+  return duplicate;
 }
 
 double Duplication::rate() const {
