@@ -556,11 +556,14 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   // Committed together, after every byte is written. Outputs written
   // through (stdout, a device) first: their commit flushes the last bytes
   // and can still fail (/dev/full) before any file is renamed into place.
+  std::vector<OutputFile*> outputs;
+  for (Sink& sink : sinks)
+    if (sink.file) outputs.push_back(sink.file.get());
+  for (OutputFile* report_file : {json_file.get(), html_file.get()})
+    if (report_file) outputs.push_back(report_file);
   for (const bool through : {true, false})
-    for (Sink& sink : sinks)
-      if (sink.file && sink.file->written_through() == through) sink.file->commit();
-  if (json_file) json_file->commit();
-  if (html_file) html_file->commit();
+    for (OutputFile* output : outputs)
+      if (output->written_through() == through) output->commit();
 
   summary.adapter1 = plan.adapter1;
   summary.adapter2 = plan.adapter2;
