@@ -113,6 +113,7 @@ class CpuEngine::Worker {
   }
 
   [[nodiscard]] AlignResult score(Codes query, Codes target) {
+    if (scorer_ && should_swap(query, target)) return score_swapped(query, target);
     if (!scorer_) {
       ++scalar_counters_.pairs;
       scalar_counters_.cells += static_cast<std::uint64_t>(query.size()) * target.size();
@@ -134,8 +135,9 @@ class CpuEngine::Worker {
 
   [[nodiscard]] EngineCounters counters() const noexcept {
     EngineCounters total = scalar_counters_;
-    if (scorer_) {
-      const ScorerCounters& striped = scorer_->counters();
+    for (const std::optional<StripedScorer>* scorer : {&scorer_, &swapped_}) {
+      if (!*scorer) continue;
+      const ScorerCounters& striped = (*scorer)->counters();
       total.pairs += striped.pairs;
       total.cells += striped.cells;
       total.widened_to_32 += striped.widened_to_32;
@@ -145,8 +147,30 @@ class CpuEngine::Worker {
   }
 
  private:
+  // The striped scorer's profile spans the query (4 bytes a residue for
+  // each letter: 14 GB for a 150 Mbp query), so a global score of a query
+  // far longer than its target is computed the other way round: the
+  // alignment's score is the same with the roles swapped when the matrix
+  // is symmetric (insertions and deletions cost alike), and a global
+  // alignment's end cell is fixed. Local alignments keep their roles: the
+  // end cell of a tie would follow the swapped scan order.
+  [[nodiscard]] bool should_swap(Codes query, Codes target) const noexcept {
+    return engine_->mode_ == AlignMode::global && engine_->symmetric_ &&
+           query.size() > kSwapAbove && query.size() > 4 * target.size();
+  }
+
+  [[nodiscard]] AlignResult score_swapped(Codes query, Codes target) {
+    if (!swapped_) swapped_.emplace(engine_->scheme_, engine_->mode_, *engine_->kernels_);
+    swapped_->set_query(target);
+    AlignResult result = swapped_->score(query);
+    std::swap(result.query_end, result.target_end);
+    return result;
+  }
+
+  static constexpr std::size_t kSwapAbove = std::size_t{1} << 16;
   const CpuEngine* engine_;
   std::optional<StripedScorer> scorer_;
+  std::optional<StripedScorer> swapped_;  // profiles of targets, for should_swap()
   Codes query_;
   EngineCounters scalar_counters_;
 };
@@ -160,6 +184,9 @@ CpuEngine::CpuEngine(ScoringScheme scheme, AlignMode mode, CpuEngineOptions opti
   }
   simd_level_ = options_.simd == SimdLevel::automatic ? best_simd_level() : options_.simd;
   kernels_ = kernels_for(simd_level_);
+  for (std::uint8_t a = 0; a < scheme_.alphabet_size(); ++a)
+    for (std::uint8_t b = 0; b < a; ++b)
+      symmetric_ = symmetric_ && scheme_.score(a, b) == scheme_.score(b, a);
 }
 
 std::vector<CpuEngine::Worker> CpuEngine::make_workers() const {

@@ -102,6 +102,7 @@ class CpuEngine {
   CpuEngineOptions options_;
   SimdLevel simd_level_;
   const striped::KernelSet* kernels_ = nullptr;  // null: scalar reference
+  bool symmetric_ = true;  // score(a, b) == score(b, a) for every pair of letters
   mutable std::atomic<std::uint64_t> pairs_{0};
   mutable std::atomic<std::uint64_t> cells_{0};
   mutable std::atomic<std::uint64_t> widened_to_32_{0};

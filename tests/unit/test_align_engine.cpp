@@ -138,6 +138,29 @@ TEST_CASE("engine equals the reference on long pairs", "[align]") {
   }
 }
 
+TEST_CASE("a global query far longer than its target is scored the other way round", "[align]") {
+  const std::uint64_t seed = test_seed();
+  INFO("seed " << seed << " (SEQFUSE_TEST_SEED=" << seed << " replays)");
+  RandomSequences random(seed);
+  const auto b62 = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::string letters = "ACDEFGHIKLMNPQRSTVWY";
+  // Above the engine's swap threshold (65,536) and over 4 times each target.
+  const std::string q = random.random(letters, 70'000);
+  const auto qc = encode(b62, q);
+  for (const std::size_t length : {std::size_t{1}, std::size_t{17}, std::size_t{300}}) {
+    const auto tc = encode(b62, q.substr(1000, length));
+    INFO("target length " << length);
+    const AlignResult expected = reference_score(AlignMode::global, b62, qc, tc);
+    for (SimdLevel level : available_levels()) {
+      INFO(simd_level_name(level));
+      const AlignResult got = CpuEngine(b62, AlignMode::global, {.simd = level}).align(qc, tc);
+      require_same(got, expected);
+      CHECK(got.query_end == 69'999);
+      CHECK(got.target_end == static_cast<int>(length) - 1);
+    }
+  }
+}
+
 TEST_CASE("engine falls back to 32-bit lanes when 16 bits would overflow", "[align]") {
   const auto b62 = ScoringScheme::builtin("blosum62", {11, 1});
   // Self-alignment scores around INT16_MAX: W scores 11, A 4, G 6.
