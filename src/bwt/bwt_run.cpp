@@ -37,8 +37,7 @@ std::uint64_t peak_host_bytes(const BwtEngine& engine, IndexFormat format,
                               const BwtOptions& options, std::uint64_t reference_bases,
                               std::uint64_t text_length) {
   const std::uint32_t interval = sample_interval(format, options);
-  std::uint64_t bytes =
-      reference_bases + text_length + engine.host_bytes(text_length, interval);
+  std::uint64_t bytes = reference_bases + text_length + engine.host_bytes(text_length, interval);
   if (format == IndexFormat::bwa)
     bytes += text_length / 4 + text_length / 128 * 32 + 8 * (text_length / interval + 1);
   return bytes;
@@ -69,6 +68,9 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   std::vector<std::unique_ptr<OutputFile>> files;
   for (const std::string& suffix : file_suffixes(format))
     files.push_back(std::make_unique<OutputFile>(prefix + suffix));
+  RunFacts& facts = report.facts();  // for --json (docs/json-report.md)
+  facts.input(options.reference);
+  for (const auto& file : files) facts.output(file->path());
 
   // The device is chosen on a thread of its own: a GPU's start-up overlaps
   // reading the reference. Device problems are still reported first.
@@ -88,6 +90,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
                 "' has no sequences: the index holds no bases, as bwa index writes it");
   const DeviceChoice device = device_choice.get();
   trace("bwt: reference packed, device chosen");
+  facts.phase("read");
   const bool forward_only = format == IndexFormat::raw && options.forward_only;
   // The forward strand alone is read where it lies; both strands are built.
   const RowVector<std::uint8_t> strands =
@@ -123,6 +126,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
     sorted = engine->sort(text, interval, options.threads);
   }
   trace("bwt: suffixes sorted");
+  facts.phase("sort");
   if (format == IndexFormat::bwa) {
     const BwaIndex index = build_bwa_index(std::move(sorted), options.threads);
     sorted = SortedSuffixes();  // the BWT codes: the index holds what the files need
@@ -145,6 +149,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   // Committed together, after every byte is written: a failure before this
   // point leaves no index file behind.
   for (const auto& file : files) file->commit();
+  facts.phase("write");
 
   BwtStats stats;
   stats.records = reference.records.size();
@@ -157,6 +162,11 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
                      si_number(static_cast<double>(stats.suffixes)) + " suffixes" +
                      ") indexed on " + stats.engine,
                  seconds, rate(static_cast<double>(stats.bases), seconds, "bp"));
+  facts.count("records", stats.records);
+  facts.count("bases", stats.bases);
+  facts.count("suffixes", stats.suffixes);
+  facts.device(stats.engine == "cpu" ? DeviceChoice{} : device, options.threads);
+  facts.throughput(static_cast<double>(stats.bases), seconds, "bp/s");
   return stats;
 }
 

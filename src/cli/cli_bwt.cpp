@@ -46,6 +46,7 @@ Subcommand add_bwt(CLI::App& parent) {
   add_threads_option(*app, config->common);
   add_device_option(*app, config->common);
   add_quiet_option(*app, config->common);
+  add_json_option(*app, config->common.json);
   return {app, [config] {
             bwt::BwtOptions options = config->bwt;
             bwt::validate(options);
@@ -54,8 +55,10 @@ Subcommand add_bwt(CLI::App& parent) {
             if (device != DeviceSpec::Kind::kCpu)
               options.choose_device = [common = config->common] { return choose_device(common); };
             options.gpu_required = device == DeviceSpec::Kind::kGpu;
+            JsonReport json(config->common.json, false);  // the index files are never stdout
             Reporter report("bwt", config->common.quiet);
             (void)bwt::run_bwt(options, report);
+            json.write(report_source("bwt"), report.facts());
             return 0;
           }};
 }
