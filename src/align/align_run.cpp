@@ -103,6 +103,7 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
     count_facts(facts, query_batch.size(), two_files ? targets.size() : query_batch.size(), {}, 0);
     facts.phase("align");
     facts.device(DeviceChoice{}, config.threads);
+    facts.throughput(0, 0, "cells/s");
     report.summary("0 pairs", clock.seconds());
     return {};
   }

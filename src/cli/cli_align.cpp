@@ -73,7 +73,7 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
               options.choose_device = [common = config->common] { return choose_device(common); };
             options.gpu_required = device == DeviceSpec::Kind::kGpu;
             options.command_line = command_line();
-            JsonReport json(config->common.json, options.output == "-");
+            JsonReport json(config->common.json, names_stdout(options.output));
             Reporter report(name, config->common.quiet);
             (void)align::run_align(options, report);
             json.write(report_source(name), report.facts());

@@ -131,7 +131,7 @@ Subcommand add_embed(CLI::App& parent) {
   add_json_option(*app, config->common.json);
   return {app, [config] {
             validate(*config);
-            JsonReport json(config->common.json, config->output == "-");
+            JsonReport json(config->common.json, names_stdout(config->output));
             Reporter report("embed", config->common.quiet);
             models::run_embed(embed_options(*config), report);
             json.write(report_source("embed"), report.facts());

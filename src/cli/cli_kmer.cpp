@@ -59,8 +59,9 @@ struct StatsConfig {
   std::string json;
 };
 
+// An output that goes to stdout: --json - cannot share it.
 bool is_stdout(const std::string& path) {
-  return path == "-";
+  return names_stdout(path);
 }
 
 // -m as the user wrote it, more or less: 500000, 0.5, 1e+12.
@@ -109,7 +110,8 @@ int run_count(const CountConfig& config) {
     options.choose_device = [&config] { return choose_device(config.common); };
     options.gpu_required = device_kind == DeviceSpec::Kind::kGpu;
   }
-  JsonReport json(config.common.json, is_stdout(config.histo) || is_stdout(config.dump));
+  JsonReport json(config.common.json,
+                  is_stdout(config.db) || is_stdout(config.histo) || is_stdout(config.dump));
   (void)kmer::run_count_job(options, report);
   json.write(report_source("kmer-count"), report.facts());
   return 0;
@@ -136,7 +138,7 @@ int run_histo(const HistoConfig& config) {
 
 int run_query(const QueryConfig& config) {
   Reporter report("kmer-count", config.quiet);
-  JsonReport json(config.json, is_stdout(config.options.output) || is_stdout(config.options.file));
+  JsonReport json(config.json, is_stdout(config.options.output));
   (void)kmer::run_query_job(config.options, report);
   json.write(report_source("kmer-count query"), report.facts());
   return 0;

@@ -12,11 +12,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;  // keys in the documented order
 
-// stdout and its aliases: the report and another output cannot share it.
-bool names_stdout(const std::string& path) {
-  return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
-}
-
 // Bytes of a regular file; null for stdin/stdout, devices and FIFOs, whose
 // size means nothing (or cannot be known without reading them).
 Json size_of(const std::string& path) {
@@ -47,6 +42,10 @@ Json device(const RunFacts& facts) {
 }
 
 }  // namespace
+
+bool names_stdout(const std::string& path) {
+  return path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1";
+}
 
 std::string json_report_text(const ReportSource& source, const RunFacts& facts) {
   Json counts = Json::object();

@@ -45,6 +45,11 @@ class JsonReport {
   std::optional<OutputFile> out_;
 };
 
+// Whether an output path writes to this process's stdout ("-",
+// /dev/stdout, /dev/fd/1, /proc/self/fd/1): a report there needs the run's
+// other outputs elsewhere.
+[[nodiscard]] bool names_stdout(const std::string& path);
+
 // The report's text (pretty JSON, a final newline), as write() puts it.
 [[nodiscard]] std::string json_report_text(const ReportSource& source, const RunFacts& facts);
 

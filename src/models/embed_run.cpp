@@ -126,6 +126,7 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
     facts.count("sequences", 0);
     facts.count("tokens", 0);
     facts.device(DeviceChoice{}, options.threads);
+    facts.throughput(0, 0, "tokens/s");
     report.summary("0 sequences", clock.seconds());
     return {};
   }
