@@ -155,10 +155,12 @@ int run_stats(const StatsConfig& config) {
   return 0;
 }
 
-void add_count_bounds(CLI::App& app, std::uint64_t& lower, std::uint64_t& upper) {
-  app.add_option("-L,--lower-count", lower, "Keep k-mers counted at least N times (dump, DB)")
+// `verb` says what the bounds do: "Keep" (the dump, the database), "Only" (stats).
+void add_count_bounds(CLI::App& app, std::uint64_t& lower, std::uint64_t& upper,
+                      const std::string& verb = "Keep", const std::string& where = " (dump, DB)") {
+  app.add_option("-L,--lower-count", lower, verb + " k-mers counted at least N times" + where)
       ->type_name("N");
-  app.add_option("-U,--upper-count", upper, "Keep k-mers counted at most N times (dump, DB)")
+  app.add_option("-U,--upper-count", upper, verb + " k-mers counted at most N times" + where)
       ->type_name("N");
 }
 
@@ -274,7 +276,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
   stats_app->add_option("DB", stats->options.db, "k-mer database (-o of kmer-count)")->required();
   stats_app->add_option("-o,--output", stats->options.output, "Output path, - for stdout")
       ->capture_default_str();
-  add_count_bounds(*stats_app, stats->lower, stats->upper);
+  add_count_bounds(*stats_app, stats->lower, stats->upper, "Only", " (jellyfish stats -L/-U)");
   stats_app->add_flag("-q,--quiet", stats->quiet, "No summary on stderr");
   add_json_option(*stats_app, stats->json);
   add_compress_options(*stats_app);
@@ -282,7 +284,8 @@ Subcommand add_kmer_count(CLI::App& parent) {
       "Examples:\n"
       "  seqfuse kmer-count stats reads.kdb                    as jellyfish stats\n"
       "  seqfuse kmer-count stats reads.kdb -L 2 --json s.json  k-mers seen twice or more\n"
-      "Over the k-mers the database holds (it keeps the -L/-U of kmer-count -o).");
+      "The numbers are over the k-mers DB holds: a database written with -L/-U holds only\n"
+      "those, as jellyfish's does.");
 
   return {app, [=] {
             if (dump_app->parsed()) return run_dump(*dump);
