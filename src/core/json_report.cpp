@@ -12,8 +12,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;  // keys in the documented order
 
-// Bytes of a regular file; null for stdin/stdout, devices and FIFOs, whose
-// size means nothing (or cannot be known without reading them).
+// Bytes of a regular file; null for stdin/stdout, devices, FIFOs and
+// folders, whose size means nothing (or cannot be known without reading them).
 Json size_of(const std::string& path) {
   struct stat info {};
   if (names_stdout(path) || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))

@@ -230,4 +230,8 @@ TEST_CASE("--json: a refused report path fails before any work", "[report][cli]"
   CHECK(run_seqfuse(dir, "align-sw bad.fa -o hits.tsv --json r.json -q") == 1);
   CHECK_FALSE(fs::exists(dir.file("r.json")));
   CHECK_FALSE(fs::exists(dir.file("hits.tsv")));
+  // ... and a report of an earlier run at that path stays as it was.
+  std::ofstream(dir.file("old.json")) << "{}\n";
+  CHECK(run_seqfuse(dir, "align-sw bad.fa -o hits.tsv --json old.json -q") == 1);
+  CHECK(slurp(dir.file("old.json")) == "{}\n");
 }
