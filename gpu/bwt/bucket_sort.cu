@@ -377,7 +377,7 @@ void sort_in_buckets(const std::uint8_t* codes, std::uint64_t n, const SortOutpu
             " window rounds, " + std::to_string(tied.count) + " suffixes tied so far)");
     }
   }
-  const int rounds = refine_tied(rank, n, tied, capacity, stream);
+  const int rounds = refine_tied(rank, n, tied, kBucketDepth, capacity, stream);
   trace("bwt gpu: every suffix ranked (" + std::to_string(rounds) + " doubling rounds)");
   // The rows in slices of what a bucket took (a forced capacity makes them
   // small, so tests cover several slices).

@@ -40,7 +40,8 @@ static __global__ void gather_labels_kernel(const std::uint32_t* labels,
 // The tied list's entries (bucket_keys.hpp's tied_entry) of the suffixes
 // in groups of two or more, compacted in sorted order through the tied
 // flags' exclusive sum.
-static __global__ void tied_entries_kernel(const std::uint64_t* sorted_suffixes,
+template <class Position>
+static __global__ void tied_entries_kernel(const Position* sorted_suffixes,
                                            const std::uint32_t* heads, const std::uint32_t* tied,
                                            const std::uint32_t* tied_before, std::uint64_t count,
                                            std::uint64_t* entries) {

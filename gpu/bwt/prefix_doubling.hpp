@@ -1,4 +1,4 @@
-// The arithmetic of the GPU suffix sort by prefix doubling (suffix_sort.cu),
+// The arithmetic of the GPU suffix sort's first stage (doubling_sort.cu),
 // shared with its CPU emulation (tests/unit/test_bwt_prefix_doubling_emulated.cpp).
 //
 // The text is n 2-bit codes (A0 C1 G2 T3, one per byte); the suffixes are
@@ -19,19 +19,12 @@
 //   of the head of i's group of equal h-prefixes: ranks order suffixes by
 //   their h-prefix, equal ranks mean equal h-prefixes. The '$' suffix is
 //   alone at index 0, so its rank is 0, and every other rank is >= 1.
-// - The doubling key of i is (rank[i], rank[i + h]). Sorting by it orders by
-//   2h-prefixes: equal first components mean equal h-prefixes, and then the
-//   next h characters decide, which rank[i + h] orders. In a group with more
-//   than one member no suffix holds '$' within its h-prefix (such prefixes
-//   are unique), so i + h <= n for all of them: rank[i + h] is a real rank,
-//   0 exactly when i + h = n (the suffix ends there: smallest, as it must
-//   be). A suffix whose group is a singleton has a unique first component and
-//   stays put whatever its second: we give it 0 when i + h > n.
-// - Ranks are sorted indices of group heads, so a group keeps its range of
-//   sorted indices when it splits; the '$' suffix keeps key 0 and rank 0.
-// After the initial sort h = 21; each round doubles h. All ranks are distinct
-// once h exceeds the longest repeat (the longest common prefix of two
-// suffixes), L: rounds = ceil(log2((L + 1) / 21)) after the initial sort.
+// - The suffixes still tied (groups of two or more) share 21 real
+//   characters, so i + 21 <= n for each of them; the '$' suffix is alone.
+//   They go on to the prefix doubling over tied suffixes (tied_doubling.cu,
+//   proof in bucket_keys.hpp) with h = 21, 42, 84, ...: all ranks are
+//   distinct once 2h exceeds the longest repeat L (the longest common
+//   prefix of two suffixes), after ceil(log2((L + 1) / 21)) rounds.
 #pragma once
 
 #include <cstdint>
@@ -60,15 +53,6 @@ SF_HOST_DEVICE int rank_bits(std::uint64_t n) {
   int bits = 0;
   while (bits < 64 && (n >> bits) != 0) ++bits;
   return bits;
-}
-
-// The key of suffix i in the round that resolves prefixes of length 2h:
-// rank[i] above `bits` bits holding rank[i + h] (0 past the end: only
-// singletons reach past it, and they are ordered by rank[i] alone).
-SF_HOST_DEVICE std::uint64_t doubling_key(const std::uint32_t* rank, std::uint64_t n,
-                                          std::uint64_t i, std::uint64_t h, int bits) {
-  const std::uint64_t second = i + h <= n ? std::uint64_t{rank[i + h]} : 0u;
-  return (std::uint64_t{rank[i]} << bits) | second;
 }
 
 // 1 where sorted index j starts a group of equal keys.

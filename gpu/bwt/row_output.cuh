@@ -1,11 +1,10 @@
-// Sorted suffixes to the index's rows, on the device: for rows
-// [first_row, first_row + count) with their suffixes' positions in `order`,
-// the BWT code (the character before the suffix, kSentinelCode for the whole
-// text) and the suffix-array samples of rows that are multiples of the
-// interval; then both copied into the caller's host spans. The one-pass
-// sort hands its sorted positions over; the bucketed sort, a rank per
-// suffix. Either way only the rows' 1 byte (plus 8 bytes a sample) cross
-// PCIe, never the 8-byte suffix array.
+// Ranked suffixes to the index's rows, on the device: from the row of each
+// suffix (its rank, once every rank is distinct), the BWT code (the
+// character before the suffix, kSentinelCode for the whole text) and the
+// suffix-array samples of rows that are multiples of the interval; then
+// both copied into the caller's host spans. Both sorts end this way. Only
+// the rows' 1 byte (plus 8 bytes a sample) cross PCIe, never the 8-byte
+// suffix array.
 #pragma once
 
 #include <algorithm>
@@ -17,20 +16,6 @@
 #include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::bwt {
-
-template <class Position>
-static __global__ void row_output_kernel(const Position* order, std::uint64_t count,
-                                         std::uint64_t first_row, const std::uint8_t* text,
-                                         std::uint64_t interval_mask,
-                                         std::uint64_t first_sample_row, std::uint8_t* bwt,
-                                         std::uint64_t* samples, int interval_shift) {
-  const std::uint64_t j = thread_index();
-  if (j >= count) return;
-  const std::uint64_t suffix = order[j];
-  bwt[j] = suffix == 0 ? kSentinelCode : text[suffix - 1];
-  const std::uint64_t row = first_row + j;
-  if ((row & interval_mask) == 0) samples[(row - first_sample_row) >> interval_shift] = suffix;
-}
 
 // The samples among rows [first_row, first_row + count): rows first, first
 // + interval, ... (multiples of the interval).
@@ -57,22 +42,6 @@ inline void copy_rows_out(std::uint64_t first_row, std::uint64_t count, const st
   if (range.count > 0)
     copy_to_pageable_host(out.samples.data() + (range.first >> range.shift), samples,
                           range.count * sizeof(std::uint64_t), stream, out.host_threads);
-}
-
-// Rows [first_row, first_row + count) into out.bwt and out.samples, through
-// device scratch of `count` codes and count / interval + 1 samples; waits
-// for the copies.
-template <class Position>
-void output_rows(const Position* order, std::uint64_t count, std::uint64_t first_row,
-                 const std::uint8_t* device_text, const SortOutput& out, std::uint8_t* bwt,
-                 std::uint64_t* samples, Stream& stream) {
-  if (count == 0) return;
-  const SampleRange range(first_row, count, out.interval);
-  const auto s = static_cast<gpuStream_t>(stream.native());
-  row_output_kernel<<<blocks_for(count), kThreads, 0, s>>>(
-      order, count, first_row, device_text, range.mask, range.first, bwt, samples, range.shift);
-  GPU_CHECK_LAUNCH();
-  copy_rows_out(first_row, count, bwt, samples, range, out, stream);
 }
 
 // The rows of [first_row, first_row + count) from the ranks: suffix i is

@@ -35,17 +35,48 @@ bool has_invalid_code(const std::uint8_t* text, std::uint64_t n, Stream& stream)
   return host != 0;
 }
 
+// text[i] for i < length from the packed bytes; with both strands also
+// text[2 length - 1 - i], the complement (3 - code).
+__global__ void unpack_kernel(const std::uint8_t* packed, std::uint64_t length, bool both_strands,
+                              std::uint8_t* text) {
+  const std::uint64_t i = thread_index();
+  if (i >= length) return;
+  const auto code = static_cast<std::uint8_t>((packed[i / 4] >> (6 - 2 * (i % 4))) & 3u);
+  text[i] = code;
+  if (both_strands) text[2 * length - 1 - i] = static_cast<std::uint8_t>(3u - code);
+}
+
+// Whether out's spans fit a text of n codes at out.interval.
+bool fits(std::uint64_t n, const SortOutput& out) {
+  if (out.interval == 0 || !std::has_single_bit(out.interval)) return false;
+  return out.bwt.size() == n + 1 && out.samples.size() == n / out.interval + 1;
+}
+
+// The rows of the text `codes` (n of them, on the device, checked).
+void sort_on_device(const std::uint8_t* codes, std::uint64_t n, const SortOutput& out,
+                    const SortPlan& plan, Stream& stream) {
+  const bool one_pass = plan.bucket_suffixes == 0 && n + 1 < (std::uint64_t{1} << 32) &&
+                        one_pass_device_bytes(n) - n <= free_device_memory();
+  if (one_pass)
+    sort_one_pass(codes, n, out, stream);
+  else
+    sort_in_buckets(codes, n, out, plan.bucket_suffixes, stream);
+}
+
+// The rows of the empty text: the '$' suffix alone.
+void sentinel_only(const SortOutput& out) {
+  out.bwt[0] = kSentinelCode;
+  out.samples[0] = 0;
+}
+
 }  // namespace
 
 Status sort_suffixes(std::span<const std::uint8_t> text, const SortOutput& out,
                      const SortPlan& plan) {
   const std::uint64_t n = text.size();
-  if (out.interval == 0 || !std::has_single_bit(out.interval)) return Status::kInvalidSize;
-  if (out.bwt.size() != n + 1 || out.samples.size() != n / out.interval + 1)
-    return Status::kInvalidSize;
-  if (n == 0) {  // the '$' suffix alone
-    out.bwt[0] = kSentinelCode;
-    out.samples[0] = 0;
+  if (!fits(n, out)) return Status::kInvalidSize;
+  if (n == 0) {
+    sentinel_only(out);
     return Status::kSuccess;
   }
   Stream stream;
@@ -56,12 +87,32 @@ Status sort_suffixes(std::span<const std::uint8_t> text, const SortOutput& out,
   const auto* codes = device_text.as<std::uint8_t>();
   if (has_invalid_code(codes, n, stream)) return Status::kInvalidArgument;
   trace("bwt gpu: text on the device");
-  const bool one_pass = plan.bucket_suffixes == 0 && n + 1 < (std::uint64_t{1} << 32) &&
-                        one_pass_device_bytes(n) - n <= free_device_memory();
-  if (one_pass)
-    sort_one_pass(codes, n, out, stream);
-  else
-    sort_in_buckets(codes, n, out, plan.bucket_suffixes, stream);
+  sort_on_device(codes, n, out, plan, stream);
+  return Status::kSuccess;
+}
+
+Status sort_suffixes(const PackedCodes& text, const SortOutput& out, const SortPlan& plan) {
+  const std::uint64_t n = (text.both_strands ? 2 : 1) * text.length;
+  const std::uint64_t packed_bytes = (text.length + 3) / 4;
+  if (!fits(n, out) || text.bytes.size() < packed_bytes) return Status::kInvalidSize;
+  if (n == 0) {
+    sentinel_only(out);
+    return Status::kSuccess;
+  }
+  Stream stream;
+  DeviceBuffer device_text(n);
+  {
+    DeviceBuffer packed(packed_bytes);
+    copy_from_pageable_host(packed.data(), text.bytes.data(), packed_bytes, stream,
+                            out.host_threads);
+    unpack_kernel<<<blocks_for(text.length), kThreads, 0,
+                    static_cast<gpuStream_t>(stream.native())>>>(
+        packed.as<std::uint8_t>(), text.length, text.both_strands, device_text.as<std::uint8_t>());
+    GPU_CHECK_LAUNCH();
+    stream.synchronize();  // before `packed` is freed
+  }
+  trace("bwt gpu: text unpacked on the device");
+  sort_on_device(device_text.as<std::uint8_t>(), n, out, plan, stream);
   return Status::kSuccess;
 }
 

@@ -4,8 +4,9 @@
 // can call it.
 //
 // Two ways to sort, chosen here by size (or forced for tests):
-// - one pass (doubling_sort.cu): prefix doubling over every suffix at once,
-//   for fewer than 2^32 suffixes that fit the device at 30 bytes each;
+// - one pass (doubling_sort.cu): every suffix sorted at once by 21
+//   characters, then prefix doubling over the suffixes still tied, for
+//   fewer than 2^32 suffixes that fit the device at 34 bytes each;
 // - buckets (bucket_sort.cu): the suffixes split by their first characters
 //   into buckets that fit the device, each sorted by deepening keys of 21
 //   characters and streamed out before the next; the text stays resident
@@ -42,6 +43,17 @@ struct SortPlan {
   std::uint64_t bucket_suffixes = 0;
 };
 
+// A text sent to the device packed, as bwa's .pac packs a strand: `length`
+// codes four a byte, the first in the two high bits of its byte (`bytes`
+// holds at least ceil(length / 4)). With both_strands the text sorted is
+// those codes followed by their reverse complement (2 x length codes),
+// built on the device: an eighth of the bytes crosses PCIe.
+struct PackedCodes {
+  std::span<const std::uint8_t> bytes;
+  std::uint64_t length = 0;
+  bool both_strands = true;
+};
+
 // Device memory the one-pass sort needs for n codes (bytes).
 [[nodiscard]] std::uint64_t one_pass_device_bytes(std::uint64_t n);
 // Device memory the bucketed sort needs at least (the text and one small
@@ -57,6 +69,10 @@ struct SortPlan {
 // bucketed sort cannot fit (more suffixes share their first kBinChars
 // characters than a bucket holds: a text that repetitive goes to the CPU).
 [[nodiscard]] Status sort_suffixes(std::span<const std::uint8_t> text, const SortOutput& out,
+                                   const SortPlan& plan = {});
+// The same for a packed text (kInvalidSize also when `bytes` is too short
+// for `length`); out's spans fit the text the codes make.
+[[nodiscard]] Status sort_suffixes(const PackedCodes& text, const SortOutput& out,
                                    const SortPlan& plan = {});
 
 }  // namespace seqfuse::gpu::bwt

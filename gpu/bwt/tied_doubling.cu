@@ -90,10 +90,14 @@ __global__ void refine_kernel(const std::uint64_t* sorted_suffixes,
   tied[t] = still_tied(heads, count, t);
 }
 
-// Device memory of one chunk; kBytesPerChunkEntry bytes an entry.
+// Kept free beside a chunk: the sorts' scratch and the runtime's needs.
+constexpr std::uint64_t kChunkReserve = std::uint64_t{1} << 30;
+
+// Device memory of one chunk; kBytesPerChunkEntry bytes an entry. A list
+// already on the device may be adopted as the first chunk's entries.
 struct ChunkSpace {
-  explicit ChunkSpace(std::uint64_t capacity)
-      : entries(capacity * 8),
+  ChunkSpace(std::uint64_t capacity, DeviceBuffer adopted)
+      : entries(adopted.size() >= capacity * 8 ? std::move(adopted) : DeviceBuffer(capacity * 8)),
         survivors(capacity * 8),
         keys_a(capacity * 8),
         keys_b(capacity * 8),
@@ -112,10 +116,11 @@ struct ChunkSpace {
 
 class TiedRefiner {
  public:
-  TiedRefiner(std::uint64_t* rank, std::uint64_t n, std::uint64_t capacity, Stream& stream)
+  TiedRefiner(std::uint64_t* rank, std::uint64_t n, std::uint64_t capacity, Stream& stream,
+              DeviceBuffer entries = {})
       : rank_(rank),
         n_(n),
-        space_(capacity),
+        space_(capacity, std::move(entries)),
         stream_(stream),
         s_(static_cast<gpuStream_t>(stream.native())) {}
 
@@ -195,39 +200,46 @@ class TiedRefiner {
   gpuStream_t s_;
 };
 
+void trace_round(std::uint64_t h, std::uint64_t left) {
+  trace("bwt gpu: doubling round at depth " + std::to_string(2 * h) + ", " + std::to_string(left) +
+        " suffixes still tied");
+}
+
+// Rounds over a list that fits one chunk: it stays on the device.
+int refine_resident(TiedRefiner& refiner, std::uint64_t count, std::uint64_t h) {
+  int rounds = 0;
+  for (; count > 0; h *= 2, ++rounds) {
+    count = refiner.refine(count, h);
+    refiner.keep_survivors();
+    trace_round(h, count);
+  }
+  return rounds;
+}
+
 }  // namespace
 
-int refine_tied(std::uint64_t* rank, std::uint64_t n, TiedList& tied, std::uint64_t capacity,
-                Stream& stream) {
+int refine_tied(std::uint64_t* rank, std::uint64_t n, TiedList& tied, std::uint64_t depth,
+                std::uint64_t capacity, Stream& stream) {
   if (tied.count == 0) return 0;
   capacity = std::min(capacity, tied.count);
   TiedRefiner refiner(rank, n, capacity, stream);
-  auto round_done = [](std::uint64_t h, std::uint64_t left) {
-    trace("bwt gpu: doubling round at depth " + std::to_string(2 * h) + ", " +
-          std::to_string(left) + " suffixes still tied");
-  };
-  int rounds = 0;
-  std::uint64_t h = kBucketDepth;
+  std::uint64_t h = depth;
   if (tied.count <= capacity) {
-    // One chunk holds the list: it stays on the device from round to round.
     copy_to_device(refiner.chunk(), tied.entries.get(), tied.count * 8, stream);
-    for (std::uint64_t count = tied.count; count > 0; h *= 2, ++rounds) {
-      count = refiner.refine(count, h);
-      refiner.keep_survivors();
-      round_done(h, count);
-    }
-    tied.count = 0;
-    return rounds;
+    const std::uint64_t count = std::exchange(tied.count, 0);
+    return refine_resident(refiner, count, h);
   }
   // Chunks of whole groups from the host list, survivors back to the host.
+  int rounds = 0;
   TiedList next(tied.count);
   for (; tied.count > 0; h *= 2, ++rounds) {
     next.count = 0;
     for (std::uint64_t first = 0; first < tied.count;) {
       const std::uint64_t end = chunk_end(tied.entries.get(), tied.count, first, capacity);
       if (end == first)
-        throw Error("bucketed suffix sort: a tied group outgrew its chunk (" +
-                    std::to_string(capacity) + " entries)");
+        throw OutOfMemory("suffix sort: a group of suffixes sharing " + std::to_string(h) +
+                          " characters is larger than the " + std::to_string(capacity) +
+                          " a chunk can hold on this device");
       copy_to_device(refiner.chunk(), tied.entries.get() + first, (end - first) * 8, stream);
       const std::uint64_t kept = refiner.refine(end - first, h);
       copy_to_host(next.entries.get() + next.count, refiner.survivors(), kept * 8, stream);
@@ -236,9 +248,28 @@ int refine_tied(std::uint64_t* rank, std::uint64_t n, TiedList& tied, std::uint6
       first = end;
     }
     std::swap(tied, next);
-    round_done(h, tied.count);
+    trace_round(h, tied.count);
   }
   return rounds;
+}
+
+int refine_tied(std::uint64_t* rank, std::uint64_t n, DeviceBuffer entries, std::uint64_t count,
+                std::uint64_t depth, Stream& stream) {
+  if (count == 0) return 0;
+  // The free memory, less the chunk's own entries (the adopted list).
+  const std::uint64_t free = free_device_memory() + entries.size();
+  const std::uint64_t capacity =
+      free > kChunkReserve ? (free - kChunkReserve) / kBytesPerChunkEntry : 0;
+  if (count <= capacity) {
+    TiedRefiner refiner(rank, n, count, stream, std::move(entries));
+    return refine_resident(refiner, count, depth);
+  }
+  TiedList list(count);
+  copy_to_host(list.entries.get(), entries.data(), count * 8, stream);
+  stream.synchronize();
+  list.count = count;
+  entries = DeviceBuffer();
+  return refine_tied(rank, n, list, depth, capacity, stream);
 }
 
 }  // namespace seqfuse::gpu::bwt

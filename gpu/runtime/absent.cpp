@@ -73,5 +73,8 @@ void copy_to_pageable_host(void*, const void*, std::size_t, Stream&, unsigned) {
 void copy_from_pageable_host(void*, const void*, std::size_t, Stream&, unsigned) {
   no_backend();
 }
+void prepare_staged_copies() {
+  no_backend();
+}
 
 }  // namespace seqfuse::gpu

@@ -12,18 +12,6 @@ namespace {
 // Below every reachable score, with room to subtract gap penalties.
 constexpr int kNegativeInfinity = INT_MIN / 4;
 
-// Scores must stay far from int overflow: bound the magnitude of every cell.
-void check_int_range(const ScoringScheme& scheme, std::size_t m, std::size_t n) {
-  const double gap_bound =
-      4.0 * scheme.gap_open() + static_cast<double>(m + n + 1) * scheme.gap_extend();
-  const double score_bound = 128.0 * static_cast<double>(m < n ? m : n);
-  const double longest = static_cast<double>(m > n ? m : n);
-  if (gap_bound > INT_MAX / 8 || score_bound > INT_MAX / 8 || longest > INT_MAX / 8) {
-    throw Error("sequences of " + std::to_string(m) + " and " + std::to_string(n) +
-                " residues are too long to score in 32-bit integers");
-  }
-}
-
 int boundary(AlignMode mode, std::size_t length, GapPenalties gaps) {
   return mode == AlignMode::local ? 0 : -gap_cost(static_cast<int>(length), gaps);
 }
@@ -42,13 +30,29 @@ bool handle_empty(AlignMode mode, const ScoringScheme& scheme, Codes query, Code
 
 }  // namespace
 
+// A local alignment's cells never fall below minus one gap opening (H is
+// at least 0, E and F at least H minus an opening), so only global ones
+// are bounded by the length of their longest gap.
+void check_int_range(AlignMode mode, const ScoringScheme& scheme, std::size_t m, std::size_t n) {
+  const double gap_bound =
+      mode == AlignMode::local
+          ? 4.0 * scheme.gap_open()
+          : 4.0 * scheme.gap_open() + static_cast<double>(m + n + 1) * scheme.gap_extend();
+  const double score_bound = 128.0 * static_cast<double>(m < n ? m : n);
+  const double longest = static_cast<double>(m > n ? m : n);
+  if (gap_bound > INT_MAX / 8 || score_bound > INT_MAX / 8 || longest > INT_MAX / 8) {
+    throw Error("sequences of " + std::to_string(m) + " and " + std::to_string(n) +
+                " residues are too long to score in 32-bit integers");
+  }
+}
+
 AlignResult reference_score(AlignMode mode, const ScoringScheme& scheme, Codes query,
                             Codes target) {
   AlignResult result;
   if (handle_empty(mode, scheme, query, target, result)) return result;
   const std::size_t m = query.size();
   const std::size_t n = target.size();
-  check_int_range(scheme, m, n);
+  check_int_range(mode, scheme, m, n);
   const GapPenalties gaps = scheme.gaps();
   const bool local = mode == AlignMode::local;
   const int floor = local ? 0 : kNegativeInfinity;
@@ -108,7 +112,7 @@ AlignResult reference_align(AlignMode mode, const ScoringScheme& scheme, Codes q
     if (cigar.columns() > 0) result.query_begin = result.target_begin = 0;
     return result;
   }
-  check_int_range(scheme, m, n);
+  check_int_range(mode, scheme, m, n);
   const GapPenalties gaps = scheme.gaps();
   const bool local = mode == AlignMode::local;
   const int floor = local ? 0 : kNegativeInfinity;

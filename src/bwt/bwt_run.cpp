@@ -9,6 +9,7 @@
 
 #include "bwt/bwa_index_files.hpp"
 #include "bwt/engine.hpp"
+#include "bwt/index_text.hpp"
 #include "bwt/raw_files.hpp"
 #include "bwt/reference_pack.hpp"
 #include "core/error.hpp"
@@ -30,16 +31,16 @@ std::uint32_t sample_interval(IndexFormat format, const BwtOptions& options) {
   return format == IndexFormat::bwa ? options.sa_interval : 1;
 }
 
-// Host memory the run holds at its peak: the packed reference, the text,
-// the engine's arrays and rows and, for bwa's files, the packed BWT with its
-// occurrence blocks and a copy of the samples.
+// Host memory the run holds at its peak: the packed reference, what the
+// engine needs (the text in its form, its arrays, the rows) and, for bwa's
+// files, the packed BWT with its occurrence blocks and a copy of the samples.
 std::uint64_t peak_host_bytes(const BwtEngine& engine, IndexFormat format,
-                              const BwtOptions& options, std::uint64_t reference_bases,
-                              std::uint64_t text_length) {
+                              const BwtOptions& options, const IndexText& text) {
   const std::uint32_t interval = sample_interval(format, options);
-  std::uint64_t bytes = reference_bases + text_length + engine.host_bytes(text_length, interval);
+  const std::uint64_t length = text.length();
+  std::uint64_t bytes = text.forward_length() + engine.host_bytes(text, interval);
   if (format == IndexFormat::bwa)
-    bytes += text_length / 4 + text_length / 128 * 32 + 8 * (text_length / interval + 1);
+    bytes += length / 4 + length / 128 * 32 + 8 * (length / interval + 1);
   return bytes;
 }
 
@@ -72,8 +73,9 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   facts.input(options.reference);
   for (const auto& file : files) facts.output(file->path());
 
-  // The device is chosen on a thread of its own: a GPU's start-up overlaps
-  // reading the reference. Device problems are still reported first.
+  // The device is chosen on a thread of its own: a GPU's start-up (a
+  // quarter of a second on the H100 machine) overlaps reading the
+  // reference. Device problems are still reported first.
   std::future<DeviceChoice> device_choice =
       options.choose_device ? std::async(std::launch::async, options.choose_device)
                             : std::async(std::launch::deferred, [] { return DeviceChoice{}; });
@@ -88,25 +90,22 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   if (reference.records.empty())  // valid, as for bwa index: an index of nothing
     report.warn("'" + (options.reference == "-" ? std::string("stdin") : options.reference) +
                 "' has no sequences: the index holds no bases, as bwa index writes it");
+  trace("bwt: reference packed");
+  // bwa indexes both strands; the raw format may take the forward one alone.
+  IndexText text(reference, !(format == IndexFormat::raw && options.forward_only), options.threads);
+  if (format == IndexFormat::bwa) (void)text.pac();  // written anyway; the GPU takes it
   const DeviceChoice device = device_choice.get();
-  trace("bwt: reference packed, device chosen");
+  trace("bwt: device chosen");
   facts.phase("read");
-  const bool forward_only = format == IndexFormat::raw && options.forward_only;
-  // The forward strand alone is read where it lies; both strands are built.
-  const RowVector<std::uint8_t> strands =
-      forward_only ? RowVector<std::uint8_t>() : both_strands(reference, options.threads);
-  const std::span<const std::uint8_t> text =
-      forward_only ? std::span<const std::uint8_t>(reference.bases) : std::span(strands);
 
-  std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.size(), report);
+  std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.length(), report);
   const std::uint64_t budget = options.max_memory_gb > 0
                                    ? static_cast<std::uint64_t>(options.max_memory_gb * kBytesPerGB)
                                    : default_max_memory();
   auto check_memory = [&](const BwtEngine& chosen) {
-    const std::uint64_t need =
-        peak_host_bytes(chosen, format, options, reference.bases.size(), text.size());
+    const std::uint64_t need = peak_host_bytes(chosen, format, options, text);
     if (need > budget)
-      throw Error(options.reference + ": indexing " + std::to_string(text.size()) +
+      throw Error(options.reference + ": indexing " + std::to_string(text.length()) +
                   " bases needs about " + memory_size(need) + " of host memory; -m allows " +
                   memory_size(budget));
   };
@@ -136,7 +135,8 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
     write_bwa_bwt(index, bwt);
     write_bwa_sa(index, sa_file);
     trace("bwt: .bwt and .sa written");
-    write_pac(reference, pac, options.threads);
+    const std::span<const char> pac_file = text.pac();
+    pac.write(pac_file.data(), static_cast<std::streamsize>(pac_file.size()));
     write_ann(reference, ann);
     write_amb(reference, amb);
   } else {
@@ -154,7 +154,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   BwtStats stats;
   stats.records = reference.records.size();
   stats.bases = reference.bases.size();
-  stats.suffixes = text.size() + 1;
+  stats.suffixes = text.length() + 1;
   stats.engine = engine->name();
   const double seconds = clock.seconds();
   report.summary(std::to_string(stats.records) + (stats.records == 1 ? " record, " : " records, ") +

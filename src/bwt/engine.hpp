@@ -1,6 +1,6 @@
 // The boundary between a bwt run and the engines that sort suffixes. The
 // run packs the reference and writes the files (bwt_run.cpp); an engine
-// turns a text of 2-bit codes into its sorted suffixes: the BWT and the
+// turns the text (index_text.hpp) into its sorted suffixes: the BWT and the
 // sampled suffix array (sorted_suffixes.hpp). The CPU engine sorts with
 // libdivsufsort; the GPU engine on the device (gpu/bwt), in one pass or in
 // buckets. Both give the same rows.
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bwt/index_text.hpp"
 #include "bwt/sorted_suffixes.hpp"
 
 namespace seqfuse::bwt {
@@ -23,10 +24,10 @@ class BwtEngine {
   // "cpu", "gpu:0": for the summary line.
   [[nodiscard]] virtual std::string name() const = 0;
 
-  // Bytes of host memory the engine needs beside the text to sort a text of
-  // `length` codes, its result included: the run checks it against -m
+  // Bytes of host memory the engine needs to sort `text`, the form of the
+  // text it asks for and its result included: the run checks it against -m
   // before any work.
-  [[nodiscard]] virtual std::uint64_t host_bytes(std::uint64_t length,
+  [[nodiscard]] virtual std::uint64_t host_bytes(const IndexText& text,
                                                  std::uint32_t interval) const = 0;
 
   // Why this engine cannot sort a text of `length` codes (too large for its
@@ -35,9 +36,10 @@ class BwtEngine {
 
   // The sorted suffixes of text$ ('$' implicit and smallest, row 0 the '$'
   // suffix), the suffix array sampled every `interval` rows (a power of
-  // two). Codes are 0..3; host work runs on `threads` threads.
-  [[nodiscard]] virtual SortedSuffixes sort(std::span<const std::uint8_t> text,
-                                            std::uint32_t interval, unsigned threads) = 0;
+  // two); the engine asks `text` for the form it sorts. Host work runs on
+  // `threads` threads.
+  [[nodiscard]] virtual SortedSuffixes sort(IndexText& text, std::uint32_t interval,
+                                            unsigned threads) = 0;
 };
 
 [[nodiscard]] std::unique_ptr<BwtEngine> make_cpu_bwt_engine();

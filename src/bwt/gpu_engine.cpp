@@ -1,6 +1,7 @@
-// The GPU engine behind BwtEngine: suffixes sorted on the device
-// (gpu/bwt: one pass of prefix doubling when the text fits, buckets
-// otherwise), and only the rows (BWT codes, SA samples) copied back.
+// The GPU engine behind BwtEngine: the forward strand goes to the device
+// packed four codes a byte, the suffixes are sorted there (gpu/bwt: one
+// pass when the text fits, buckets otherwise), and only the rows (BWT
+// codes, SA samples) come back.
 // Compiled only in builds with a GPU backend (gpu_absent.cpp otherwise).
 #include <cstdlib>
 #include <string>
@@ -36,11 +37,12 @@ class GpuBwtEngine final : public BwtEngine {
 
   [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(index_); }
 
-  // Only the rows come back: 1 byte a row and 8 a sample.
-  [[nodiscard]] std::uint64_t host_bytes(std::uint64_t length,
+  // The forward strand packed (n / 4 bytes) goes to the device; only the
+  // rows come back: 1 byte a row and 8 a sample.
+  [[nodiscard]] std::uint64_t host_bytes(const IndexText& text,
                                          std::uint32_t interval) const override {
-    const std::uint64_t rows = length + 1;
-    return rows + 8 * (rows / interval + 1);
+    const std::uint64_t rows = text.length() + 1;
+    return text.forward_length() / 4 + 2 + rows + 8 * (rows / interval + 1);
   }
 
   // The text must stay on the device beside at least one small bucket.
@@ -53,16 +55,21 @@ class GpuBwtEngine final : public BwtEngine {
     return {};
   }
 
-  [[nodiscard]] SortedSuffixes sort(std::span<const std::uint8_t> text, std::uint32_t interval,
+  [[nodiscard]] SortedSuffixes sort(IndexText& text, std::uint32_t interval,
                                     unsigned threads) override {
     SortedSuffixes sorted;
     sorted.interval = interval;
-    sorted.bwt.resize(text.size() + 1);
-    sorted.samples.resize(text.size() / interval + 1);
+    sorted.bwt.resize(text.length() + 1);
+    sorted.samples.resize(text.length() / interval + 1);
     const gpu::bwt::SortOutput out{sorted.bwt, sorted.samples, interval, threads};
     gpu::bwt::SortPlan plan;
     plan.bucket_suffixes = forced_bucket_suffixes();
-    require_gpu_success(gpu::bwt::sort_suffixes(text, out, plan), "GPU suffix sort");
+    const std::span<const char> pac = text.pac();
+    const gpu::bwt::PackedCodes packed{
+        {reinterpret_cast<const std::uint8_t*>(pac.data()), pac.size()},
+        text.forward_length(),
+        text.both_strands()};
+    require_gpu_success(gpu::bwt::sort_suffixes(packed, out, plan), "GPU suffix sort");
     sorted.primary = sentinel_row(sorted.bwt);
     return sorted;
   }

@@ -172,7 +172,7 @@ RowVector<std::uint8_t> both_strands(const PackedReference& ref, unsigned thread
   return text;
 }
 
-void write_pac(const PackedReference& ref, std::ostream& out, unsigned threads) {
+RowVector<char> pac_bytes(const PackedReference& ref, unsigned threads) {
   const std::uint64_t n = ref.bases.size();
   const std::uint8_t* bases = ref.bases.data();
   // bwa's _set_pac: base l goes to byte l / 4 at bit 2 * (3 - l % 4), so the
@@ -194,6 +194,11 @@ void write_pac(const PackedReference& ref, std::ostream& out, unsigned threads) 
     last |= static_cast<unsigned>(bases[4 * full + k]) << (6 - 2 * k);
   pac[full] = static_cast<char>(last);  // the partial byte, or the zero byte
   pac[full + 1] = static_cast<char>(n % 4);
+  return pac;
+}
+
+void write_pac(const PackedReference& ref, std::ostream& out, unsigned threads) {
+  const RowVector<char> pac = pac_bytes(ref, threads);
   out.write(pac.data(), static_cast<std::streamsize>(pac.size()));
 }
 

@@ -53,10 +53,13 @@ struct PackedReference {
 // Forward text then its reverse complement (3 - code, reversed): the text
 // bwa builds its BWT of.
 [[nodiscard]] RowVector<std::uint8_t> both_strands(const PackedReference& ref,
-                                                  unsigned threads = 1);
+                                                   unsigned threads = 1);
 
 // bwa's forward-only .pac: 4 bases per byte, the first in the high bits, then
 // one byte holding length % 4 (preceded by a zero byte when length % 4 == 0).
+// bwa's .pac: the forward text four codes a byte, the first in the two high
+// bits, then bwa's closing bytes (n / 4 + 2 bytes in all).
+[[nodiscard]] RowVector<char> pac_bytes(const PackedReference& ref, unsigned threads = 1);
 void write_pac(const PackedReference& ref, std::ostream& out, unsigned threads = 1);
 // Byte-identical to bwa's .ann.
 void write_ann(const PackedReference& ref, std::ostream& out);

@@ -46,7 +46,8 @@ SortedSuffixes sorted_from_suffix_array(std::span<const std::uint8_t> text,
     sorted.samples.resize(n / interval + 1);
     parallel_chunks(sorted.samples.size(), std::size_t{1} << 18, threads,
                     [&](unsigned, std::size_t begin, std::size_t end) {
-                      for (std::size_t k = begin; k < end; ++k) sorted.samples[k] = sa[k * interval];
+                      for (std::size_t k = begin; k < end; ++k)
+                        sorted.samples[k] = sa[k * interval];
                     });
   }
   return sorted;

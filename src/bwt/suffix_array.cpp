@@ -9,7 +9,7 @@
 namespace seqfuse::bwt {
 
 RowVector<std::uint64_t> suffix_array_cpu(std::span<const std::uint8_t> text,
-                                            unsigned /*threads*/) {
+                                          unsigned /*threads*/) {
   const std::uint64_t n = text.size();
   // One allocation of n + 1 entries: libdivsufsort sorts straight into
   // entries 1..n, so a 6.2 G-base text never needs a second array.

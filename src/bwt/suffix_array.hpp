@@ -18,6 +18,6 @@ namespace seqfuse::bwt {
 // is built without OpenMP, so it sorts on one thread. Throws seqfuse::Error
 // if libdivsufsort reports a failure.
 [[nodiscard]] RowVector<std::uint64_t> suffix_array_cpu(std::span<const std::uint8_t> text,
-                                                          unsigned threads = 1);
+                                                        unsigned threads = 1);
 
 }  // namespace seqfuse::bwt

@@ -69,12 +69,11 @@ bool parse_fasta_record(Lines& lines, SequenceBatch& batch) {
   return true;
 }
 
-// Appends every FASTA record of `text` (whole lines; it must start at a
-// header line or blank lines before one) to `batch`. On RecordSyntaxError the
-// batch holds the complete records before the bad one, which is therefore
-// record batch.size() + 1 of the text.
-inline void parse_fasta_text(std::string_view text, SequenceBatch& batch) {
-  TextLines lines(text);
+// Appends every FASTA record left in `lines` (at a header line or blank
+// lines before one) to `batch`. On RecordSyntaxError the batch holds the
+// complete records before the bad one, which is therefore record
+// batch.size() + 1 of the lines.
+inline void parse_fasta_lines(TextLines& lines, SequenceBatch& batch) {
   try {
     while (parse_fasta_record(lines, batch)) {
     }
@@ -82,6 +81,12 @@ inline void parse_fasta_text(std::string_view text, SequenceBatch& batch) {
     batch.discard_partial_record();
     throw;
   }
+}
+
+// The same over whole lines of text in memory.
+inline void parse_fasta_text(std::string_view text, SequenceBatch& batch) {
+  TextLines lines(text);
+  parse_fasta_lines(lines, batch);
 }
 
 }  // namespace seqfuse::io

@@ -55,33 +55,26 @@ std::optional<std::size_t> records_start(std::string_view text) {
   return std::nullopt;
 }
 
-// Slice boundaries: `first`, then the start of a line beginning with '>' at or
-// after each equal share of text[first, end), then text.size(). The
-// sequential parser ends a record exactly there, so parsing the slices one by
-// one gives its records. Fewer slices when the records are few and long (a
-// genome): the scan ends at the first share that finds no later record, so it
-// reads the text at most once.
+// Slice boundaries: `first`, then the start of the first line at or after
+// each equal share of text[first, end), then text.size(). A boundary that
+// falls inside a record (a line that does not begin with '>') starts a
+// continuation: the slice's lines up to its first header belong to the
+// record in progress (ParsedSlice::tail), so a genome of one long record
+// is still parsed on every thread.
 std::vector<std::size_t> slice_bounds(std::string_view text, std::size_t first,
                                       std::size_t slices) {
   const std::size_t n = text.size();
   std::vector<std::size_t> bounds{first};
   for (std::size_t k = 1; k < slices; ++k) {
     const std::size_t from = std::max(first + (n - first) / slices * k, bounds.back() + 1);
-    std::size_t found = n;
+    if (from >= n) break;
     // A line start `pos` >= from follows a '\n' at pos - 1 >= from - 1.
-    for (std::size_t search = from - 1; search < n;) {
-      const auto* newline =
-          static_cast<const char*>(std::memchr(text.data() + search, '\n', n - search));
-      if (newline == nullptr) break;
-      const auto line_start = static_cast<std::size_t>(newline - text.data()) + 1;
-      if (line_start < n && text[line_start] == '>') {
-        found = line_start;
-        break;
-      }
-      search = line_start;
-    }
-    if (found == n) break;
-    bounds.push_back(found);
+    const auto* newline =
+        static_cast<const char*>(std::memchr(text.data() + from - 1, '\n', n - from + 1));
+    if (newline == nullptr) break;
+    const auto line_start = static_cast<std::size_t>(newline - text.data()) + 1;
+    if (line_start >= n) break;
+    bounds.push_back(line_start);
   }
   bounds.push_back(n);
   return bounds;
@@ -140,11 +133,35 @@ bool is_plain_fasta(std::string_view text) {
 }
 
 struct ParsedSlice {
-  explicit ParsedSlice(std::pmr::memory_resource* mr) : batch(mr) {}
-  SequenceBatch batch;                    // the complete records of the slice
+  explicit ParsedSlice(std::pmr::memory_resource* mr) : tail(mr), batch(mr) {}
+  // A continuation's first lines: the bases of the record an earlier slice
+  // began, and RecordSyntaxError's message if one of those lines is bad.
+  std::pmr::vector<char> tail;
+  std::optional<std::string> bad_tail;
+  SequenceBatch batch;                    // the records that begin in the slice
   std::optional<std::string> bad_record;  // RecordSyntaxError of the record after them
   std::exception_ptr failure;             // anything else (allocation)
 };
+
+// Parses one slice: the lines before its first header (a continuation's
+// tail, by parse_fasta_record's rule for sequence lines), then its records.
+void parse_slice(std::string_view part, ParsedSlice& slice) {
+  TextLines lines(part);
+  std::string_view line;
+  for (int c = lines.peek(); c >= 0 && c != '>'; c = lines.peek()) {
+    (void)lines.take_lines(&line, 1);
+    if (has_binary_bytes(line)) {
+      slice.bad_tail = "binary data in sequence";
+      return;
+    }
+    slice.tail.insert(slice.tail.end(), line.begin(), line.end());
+  }
+  try {
+    parse_fasta_lines(lines, slice.batch);
+  } catch (const RecordSyntaxError& bad) {
+    slice.bad_record = bad.what;
+  }
+}
 
 // Makes the pages of [begin, end) present, as writing to them would, without
 // writing. Joining the slices copies into fresh memory, and on the GPU
@@ -189,10 +206,15 @@ void join_slices(std::vector<ParsedSlice>& slices, unsigned threads) {
   std::vector<SliceStart> starts(slices.size() + 1);
   for (std::size_t k = 0; k < slices.size(); ++k) {
     const SequenceBatch& part = slices[k].batch;
-    starts[k + 1] = {starts[k].records + part.size(), starts[k].bases + part.bases.size(),
+    starts[k + 1] = {starts[k].records + part.size(),
+                     starts[k].bases + slices[k].tail.size() + part.bases.size(),
                      starts[k].names + part.names.size(),
                      starts[k].comments + part.comments.size()};
   }
+  // Where each slice's own records begin among the joined bases.
+  std::vector<std::uint64_t> first_record_base(slices.size());
+  for (std::size_t k = 0; k < slices.size(); ++k)
+    first_record_base[k] = starts[k].bases + slices[k].tail.size();
   const SliceStart& total = starts.back();
   SequenceBatch& all = slices[0].batch;
   const std::uint64_t offsets = total.records + 1;
@@ -228,20 +250,28 @@ void join_slices(std::vector<ParsedSlice>& slices, unsigned threads) {
     const std::size_t k = k0 + 1;
     const SliceStart& at = starts[k];
     SequenceBatch& part = slices[k].batch;
-    std::copy(part.bases.begin(), part.bases.end(), all.bases.begin() + at.bases);
+    const std::vector<char>::size_type tail = slices[k].tail.size();
+    std::copy(slices[k].tail.begin(), slices[k].tail.end(), all.bases.begin() + at.bases);
+    std::copy(part.bases.begin(), part.bases.end(), all.bases.begin() + at.bases + tail);
     std::copy(part.names.begin(), part.names.end(), all.names.begin() + at.names);
     std::copy(part.comments.begin(), part.comments.end(), all.comments.begin() + at.comments);
     // Below 4 GiB: the caller checked the totals.
     const auto name_base = static_cast<std::uint32_t>(at.names);
     const auto comment_base = static_cast<std::uint32_t>(at.comments);
     for (std::size_t i = 1; i < part.offsets.size(); ++i) {
-      all.offsets[at.records + i] = at.bases + part.offsets[i];
+      all.offsets[at.records + i] = at.bases + tail + part.offsets[i];
       all.name_offsets[at.records + i] = name_base + part.name_offsets[i];
       all.comment_offsets[at.records + i] = comment_base + part.comment_offsets[i];
     }
     // Same resource, so the move releases the slice's arrays at once.
     part = SequenceBatch(large_buffer_resource());
+    slices[k].tail = std::pmr::vector<char>(large_buffer_resource());
   });
+  // Where each slice's first record begins, which is where the record in
+  // progress before it ends, tails included. In file order: when slices
+  // hold only a tail, the last of them decides where that record ends.
+  for (std::size_t k = 1; k < slices.size(); ++k)
+    all.offsets[starts[k].records] = first_record_base[k];
 }
 
 }  // namespace
@@ -282,9 +312,7 @@ std::optional<SequenceBatch> read_fasta_parallel(const std::string& path,
       try {
         const std::string_view part = all_text.substr(bounds[k], bounds[k + 1] - bounds[k]);
         if (k != 0) slice.batch.bases.reserve(part.size());
-        parse_fasta_text(part, slice.batch);
-      } catch (const RecordSyntaxError& bad) {
-        slice.bad_record = bad.what;
+        parse_slice(part, slice);
       } catch (...) {
         slice.failure = std::current_exception();
       }
@@ -297,6 +325,8 @@ std::optional<SequenceBatch> read_fasta_parallel(const std::string& path,
   std::uint64_t names = 0;
   std::uint64_t comments = 0;
   for (const ParsedSlice& slice : slices) {
+    if (slice.bad_tail)  // a line of the record in progress, which began earlier
+      throw Error(path + ": record " + std::to_string(records) + ": " + *slice.bad_tail);
     names += slice.batch.names.size();
     comments += slice.batch.comments.size();
     // Which comes first, the 4 GiB limit of names or a bad record, is the

@@ -1,10 +1,11 @@
 // read_fasta_parallel: a plain FASTA file parsed into one SequenceBatch by
 // several threads. read_all's fast path: a million-read FASTA takes ~0.4 s
 // to parse on one core, which dominated `align-* --pairs`. The file is mapped
-// read-only, cut at record starts, each slice parsed on its own thread by
-// the same record rule RecordParser uses (fasta_text.hpp), and the slices
-// joined in file order. Records and error messages match the sequential
-// parser exactly.
+// read-only, cut at line starts (a slice that begins inside a record
+// continues it: a one-record genome is parsed on every thread too), each
+// slice parsed on its own thread by the same record rule RecordParser uses
+// (fasta_text.hpp), and the slices joined in file order. Records and error
+// messages match the sequential parser exactly.
 #pragma once
 
 #include <cstddef>

@@ -144,6 +144,21 @@ std::string npy_ids_path(std::string_view npy_path) {
   return std::string(npy_path) + ".ids.txt";
 }
 
+std::string h5_dataset_name(std::string_view id) {
+  if (id == ".") return "%2E";
+  std::string name;
+  name.reserve(id.size());
+  for (const char c : id) {
+    if (c == '%')
+      name += "%25";
+    else if (c == '/')
+      name += "%2F";
+    else
+      name += c;
+  }
+  return name;
+}
+
 void check_ids_for_format(EmbedFormat format, const std::vector<std::string>& ids) {
   if (format != EmbedFormat::h5) return;
   std::unordered_map<std::string_view, std::size_t> first_record;
@@ -151,9 +166,6 @@ void check_ids_for_format(EmbedFormat format, const std::vector<std::string>& id
     const std::string& id = ids[i];
     const std::string record = "record " + std::to_string(i + 1);
     if (id.empty()) throw Error(record + " has an empty id; h5 datasets are named by id");
-    if (id.find('/') != std::string::npos || id == ".")
-      throw Error("sequence id '" + id + "' (" + record +
-                  ") cannot name an HDF5 dataset ('/' separates groups); use --format npy or tsv");
     const auto [it, fresh] = first_record.emplace(id, i);
     if (!fresh)
       throw Error("sequence id '" + id + "' occurs twice (records " +

@@ -33,9 +33,15 @@ enum class EmbedFormat { tsv, npy, h5 };
 // From the output name: *.h5/*.hdf5 -> h5, *.npy -> npy, anything else tsv.
 [[nodiscard]] EmbedFormat format_for_path(std::string_view path);
 [[nodiscard]] std::string npy_ids_path(std::string_view npy_path);
-// Throws seqfuse::Error when the ids cannot name HDF5 datasets: duplicates,
-// empty, containing '/' or equal to ".". Other formats take any ids.
+// Throws seqfuse::Error when the ids cannot name HDF5 datasets: duplicates
+// or empty. Other formats take any ids.
 void check_ids_for_format(EmbedFormat format, const std::vector<std::string>& ids);
+// The HDF5 dataset name of a sequence id: the id itself, except that '%'
+// and '/' (which separates groups) are written %25 and %2F, and the id "."
+// (the group itself) %2E. Where the name differs, the h5 writer stores the
+// id in the dataset's "id" attribute. One-to-one, so distinct ids keep
+// distinct names.
+[[nodiscard]] std::string h5_dataset_name(std::string_view id);
 
 struct OutputShape {
   std::size_t sequences = 0;

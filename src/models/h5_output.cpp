@@ -6,6 +6,7 @@
 // memory until the end, which matters only for --pool none on large sets.
 #include <hdf5.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -57,11 +58,22 @@ class H5Writer final : public EmbeddingWriter {
       // The core driver still keys open files by name: one name per writer.
       static std::atomic<unsigned> files_made{0};
       const std::string name = "seqfuse-embeddings-" + std::to_string(files_made++) + ".h5";
-      file_ = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get());
+      // Reproducible files: no object timestamps (two identical runs give
+      // identical bytes), and links kept in creation order, so readers that
+      // honour it (h5py) list the datasets in input order.
+      Handle creation(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+      if (!creation.ok() || H5Pset_obj_track_times(creation.get(), false) < 0 ||
+          H5Pset_link_creation_order(creation.get(),
+                                     H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0)
+        fail("cannot set HDF5 file properties");
+      file_ = H5Fcreate(name.c_str(), H5F_ACC_TRUNC, creation.get(), access.get());
       if (file_ < 0) fail("cannot create the HDF5 file");
       link_properties_ = H5Pcreate(H5P_LINK_CREATE);
       if (link_properties_ < 0 || H5Pset_char_encoding(link_properties_, H5T_CSET_UTF8) < 0)
         fail("cannot set HDF5 link properties");
+      dataset_properties_ = H5Pcreate(H5P_DATASET_CREATE);
+      if (dataset_properties_ < 0 || H5Pset_obj_track_times(dataset_properties_, false) < 0)
+        fail("cannot set HDF5 dataset properties");
       write_attributes();
     } catch (...) {
       close();
@@ -84,15 +96,16 @@ class H5Writer final : public EmbeddingWriter {
         std::copy(v, v + hidden,
                   data_.begin() + static_cast<std::ptrdiff_t>((l * seq.rows + r) * hidden));
       }
-    const std::string name(seq.id);
+    const std::string name = h5_dataset_name(seq.id);
     Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
     if (!space.ok()) fail("cannot describe dataset '" + name + "'");
     Handle dataset(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F32LE, space.get(), link_properties_,
-                              H5P_DEFAULT, H5P_DEFAULT),
+                              dataset_properties_, H5P_DEFAULT),
                    H5Dclose);
     if (!dataset.ok()) fail("cannot create dataset '" + name + "'");
     if (H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data_.data()) < 0)
       fail("cannot write dataset '" + name + "'");
+    if (name != seq.id) write_text_attribute(dataset.get(), "id", seq.id);
   }
 
   void commit() override {
@@ -108,9 +121,24 @@ class H5Writer final : public EmbeddingWriter {
 
  private:
   void close() noexcept {
+    if (dataset_properties_ >= 0) H5Pclose(dataset_properties_);
     if (link_properties_ >= 0) H5Pclose(link_properties_);
     if (file_ >= 0) H5Fclose(file_);
-    link_properties_ = file_ = -1;
+    dataset_properties_ = link_properties_ = file_ = -1;
+  }
+
+  // A fixed-length string attribute `name` = `text` on `object`.
+  void write_text_attribute(hid_t object, const char* name, std::string_view text) const {
+    Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    Handle scalar(H5Screate(H5S_SCALAR), H5Sclose);
+    if (!type.ok() || H5Tset_size(type.get(), std::max<std::size_t>(text.size(), 1)) < 0 ||
+        H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0)
+      fail("string type");
+    Handle attribute(H5Acreate2(object, name, type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
+                     H5Aclose);
+    const std::string value(text);
+    if (!attribute.ok() || H5Awrite(attribute.get(), type.get(), value.c_str()) < 0)
+      fail("cannot write the '" + std::string(name) + "' attribute");
   }
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -126,21 +154,14 @@ class H5Writer final : public EmbeddingWriter {
         H5Aclose);
     if (!layer_attr.ok() || H5Awrite(layer_attr.get(), H5T_NATIVE_INT, layers.data()) < 0)
       fail("cannot write the 'layers' attribute");
-    const std::string pooling = pooling_name(shape_.pooling);
-    Handle text_type(H5Tcopy(H5T_C_S1), H5Tclose);
-    Handle scalar(H5Screate(H5S_SCALAR), H5Sclose);
-    if (!text_type.ok() || H5Tset_size(text_type.get(), pooling.size()) < 0) fail("string type");
-    Handle pooling_attr(
-        H5Acreate2(file_, "pooling", text_type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
-        H5Aclose);
-    if (!pooling_attr.ok() || H5Awrite(pooling_attr.get(), text_type.get(), pooling.c_str()) < 0)
-      fail("cannot write the 'pooling' attribute");
+    write_text_attribute(file_, "pooling", pooling_name(shape_.pooling));
   }
 
   OutputFile out_;
   OutputShape shape_;
   hid_t file_ = -1;
   hid_t link_properties_ = -1;
+  hid_t dataset_properties_ = -1;
   std::vector<float> data_;
 };
 

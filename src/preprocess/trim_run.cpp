@@ -24,6 +24,7 @@
 #include "preprocess/report/duplication.hpp"
 #include "preprocess/report/html_report.hpp"
 #include "preprocess/report/json_report.hpp"
+#include "preprocess/write_behind.hpp"
 
 namespace seqfuse::preprocess {
 namespace {
@@ -45,24 +46,38 @@ struct Sink {
 
 struct Slot {
   ReadChunk reads, mates;
+};
+
+// What one chunk adds to the outputs. Apart from the reads (Slot), so that
+// a group's text can wait for the writer while the next group is trimmed.
+struct ChunkText {
   ChunkOutput text;
   std::string members[kStreams];  // gzip members of the streams that are gzip
 };
 
-std::string& stream_text(ChunkOutput& out, int stream) {
+struct GroupText {
+  std::vector<ChunkText> chunks;
+  std::size_t filled = 0;  // chunks of this group (the last group may be short)
+};
+
+// Two groups of output: one written (write_behind.hpp) while one is filled.
+constexpr std::size_t kGroupTexts = 2;
+
+// The ChunkOutput member a stream's text is in (const or not, through .*).
+std::string ChunkOutput::*stream_text(int stream) {
   switch (stream) {
     case kOut1:
-      return out.out1;
+      return &ChunkOutput::out1;
     case kOut2:
-      return out.out2;
+      return &ChunkOutput::out2;
     case kUnpaired1:
-      return out.unpaired1;
+      return &ChunkOutput::unpaired1;
     case kUnpaired2:
-      return out.unpaired2;
+      return &ChunkOutput::unpaired2;
     case kOverlapped:
-      return out.overlapped;
+      return &ChunkOutput::overlapped;
     default:
-      return out.failed;
+      return &ChunkOutput::failed;
   }
 }
 
@@ -420,13 +435,15 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   Duplication* on_workers = plan.dedup ? nullptr : duplication.get();
   const auto estimate = [on_workers, paired](const Slot& slot) {
     if (on_workers == nullptr) return;
+    Duplication::Tally tally;  // added once a chunk (duplication.hpp)
     for (std::size_t r = 0; r < slot.reads.size(); ++r) {
       const std::string_view seq = slot.reads.seq(slot.reads.records[r]);
       if (paired)
-        (void)on_workers->check_pair(seq, slot.mates.seq(slot.mates.records[r]));
+        (void)on_workers->check_pair(seq, slot.mates.seq(slot.mates.records[r]), tally);
       else
-        (void)on_workers->check_read(seq);
+        (void)on_workers->check_read(seq, tally);
     }
+    on_workers->add(tally);
   };
   ReadSource source(options, in_order, engine->chunk_records());
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
@@ -434,32 +451,60 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   const auto fill_group = [&source](std::vector<Slot>& group) { return source.fill_group(group); };
   std::size_t filled = fill_group(groups[0]);
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
+
+  // Which streams each writing lane writes: a lane of its own for each file
+  // renamed into place at the end; those written through (stdout, devices,
+  // FIFOs: perhaps one descriptor twice) share lane 0 and keep the order the
+  // single writer had.
+  std::vector<std::vector<int>> lane_streams(1);
+  for (int s = 0; s < kStreams; ++s) {
+    const Sink& sink = sinks[static_cast<std::size_t>(s)];
+    if (!sink.file) continue;
+    // fastp writes --unpaired2 only beside --unpaired1 (see docs).
+    if (s == kUnpaired2 && !plan.write_unpaired1) continue;
+    if (sink.file->written_through())
+      lane_streams[0].push_back(s);
+    else
+      lane_streams.push_back({s});
+  }
+  if (lane_streams[0].empty() && lane_streams.size() > 1) lane_streams.erase(lane_streams.begin());
+  std::vector<GroupText> texts(kGroupTexts);
+  for (GroupText& text : texts) text.chunks.resize(group_size);
+  const auto write_text = [&](std::size_t buffer, std::size_t lane) {
+    const GroupText& text = texts[buffer];
+    for (std::size_t i = 0; i < text.filled; ++i) {
+      const ChunkText& chunk = text.chunks[i];
+      for (const int s : lane_streams[lane]) {
+        Sink& sink = sinks[static_cast<std::size_t>(s)];
+        sink.file->write(sink.gzip ? chunk.members[s] : chunk.text.*stream_text(s));
+      }
+    }
+  };
+  // Declared after the sinks and texts it writes: on the way out of an
+  // error it is destroyed first, so its lanes end before they go.
+  WriteBehind writer(kGroupTexts, lane_streams.size(), write_text);
   for (int current = 0; filled > 0; current ^= 1) {
     std::vector<Slot>& group = groups[current];
     // The next group is read while this one is trimmed.
     std::future<std::size_t> next =
         std::async(std::launch::async, fill_group, std::ref(groups[current ^ 1]));
     try {
+      const std::size_t buffer = writer.acquire();
+      GroupText& text = texts[buffer];
+      text.filled = filled;
       parallel_chunks(filled, 1, threads, [&](unsigned worker, std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
           Slot& slot = group[i];
-          slot.text.clear();
+          ChunkText& out = text.chunks[i];
+          out.text.clear();
           estimate(slot);
-          engine->trim(slot.reads, paired ? &slot.mates : nullptr, slot.text, tallies[worker]);
+          engine->trim(slot.reads, paired ? &slot.mates : nullptr, out.text, tallies[worker]);
           for (int s = 0; s < kStreams; ++s)
             if (sinks[static_cast<std::size_t>(s)].gzip)
-              compressors[worker]->compress(stream_text(slot.text, s), slot.members[s]);
+              compressors[worker]->compress(out.text.*stream_text(s), out.members[s]);
         }
       });
-      for (std::size_t i = 0; i < filled; ++i) {
-        for (int s = 0; s < kStreams; ++s) {
-          Sink& sink = sinks[static_cast<std::size_t>(s)];
-          if (!sink.file) continue;
-          // fastp writes --unpaired2 only beside --unpaired1 (see docs).
-          if (s == kUnpaired2 && !plan.write_unpaired1) continue;
-          sink.file->write(sink.gzip ? group[i].members[s] : stream_text(group[i].text, s));
-        }
-      }
+      writer.submit(buffer);
     } catch (...) {
       try {
         (void)next.get();
@@ -470,6 +515,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     filled = next.get();
     report.progress(std::to_string(source.records()) + (paired ? " pairs" : " reads") + " read");
   }
+  writer.finish();
   engine->finish(tallies[0]);
   trace("fastq-trim: reads trimmed and written");
 
@@ -507,11 +553,17 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     OutputFileStream out(*html_file);
     write_fastp_html(fastp, out);
   }
-  // Committed together, after every byte is written.
+  // Committed together, after every byte is written. Outputs written
+  // through (stdout, a device) first: their commit flushes the last bytes
+  // and can still fail (/dev/full) before any file is renamed into place.
+  std::vector<OutputFile*> outputs;
   for (Sink& sink : sinks)
-    if (sink.file) sink.file->commit();
-  if (json_file) json_file->commit();
-  if (html_file) html_file->commit();
+    if (sink.file) outputs.push_back(sink.file.get());
+  for (OutputFile* report_file : {json_file.get(), html_file.get()})
+    if (report_file) outputs.push_back(report_file);
+  for (const bool through : {true, false})
+    for (OutputFile* output : outputs)
+      if (output->written_through() == through) output->commit();
 
   summary.adapter1 = plan.adapter1;
   summary.adapter2 = plan.adapter2;

@@ -101,6 +101,46 @@ TEST_CASE("GPU sorted suffixes equal the CPU's, in one pass and in buckets", "[g
   }
 }
 
+// The forward strand packed as bwa's .pac, sorted on the device with or
+// without its reverse complement, against the CPU's array of the codes.
+void check_packed(const Text& forward, bool both, std::uint32_t interval,
+                  std::uint64_t bucket_suffixes = 0) {
+  INFO("packed, length " << forward.size() << (both ? ", both strands" : ", forward only")
+                         << ", interval " << interval << ", buckets of " << bucket_suffixes);
+  std::vector<std::uint8_t> packed((forward.size() + 3) / 4 + 2, 0);
+  for (std::size_t i = 0; i < forward.size(); ++i)
+    packed[i / 4] = static_cast<std::uint8_t>(packed[i / 4] | forward[i] << (6 - 2 * (i % 4)));
+  Text text = forward;
+  if (both)
+    for (std::size_t i = forward.size(); i-- > 0;) text.push_back(3 - forward[i]);
+  DeviceRows rows = poisoned(text.size(), interval);
+  gpu::bwt::SortPlan plan;
+  plan.bucket_suffixes = bucket_suffixes;
+  REQUIRE(gpu::bwt::sort_suffixes(gpu::bwt::PackedCodes{packed, forward.size(), both},
+                                  {rows.bwt, rows.samples, interval, 2},
+                                  plan) == gpu::Status::kSuccess);
+  const auto expected =
+      seqfuse::bwt::sorted_from_suffix_array(text, seqfuse::bwt::suffix_array_cpu(text), interval);
+  CHECK(std::ranges::equal(rows.bwt, expected.bwt));
+  CHECK(std::ranges::equal(rows.samples, expected.samples));
+}
+
+TEST_CASE("GPU suffix sort of a packed strand equals the CPU's of its codes", "[gpu][bwt]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  std::mt19937_64 rng(std::random_device{}());
+  for (std::size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 21, 22, 1001})
+    for (bool both : {true, false}) check_packed(random_text(rng, n), both, 1);
+  const Text genome = random_text(rng, 300'000);
+  check_packed(genome, true, 32);
+  check_packed(genome, true, 32, 70'000);
+  check_packed(genome, false, 4);
+  // Too few bytes for the length.
+  std::vector<std::uint8_t> packed(2, 0);
+  DeviceRows rows = poisoned(9, 1);
+  CHECK(gpu::bwt::sort_suffixes(gpu::bwt::PackedCodes{packed, 9, false},
+                                {rows.bwt, rows.samples, 1}) == gpu::Status::kInvalidSize);
+}
+
 TEST_CASE("GPU suffix sort refuses what it cannot sort", "[gpu][bwt]") {
   REQUIRE_FALSE(gpu::devices().empty());
   std::mt19937_64 rng(11);

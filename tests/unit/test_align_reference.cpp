@@ -293,3 +293,14 @@ TEST_CASE("rescoring catches inconsistent alignments", "[align]") {
   CHECK(gaps.problem == "");
   CHECK(gaps.score == 2 + 2 - 5 - 5 + 2);
 }
+
+TEST_CASE("a local alignment against a 200 Mbp target fits 32-bit scores", "[align]") {
+  const auto dna = ScoringScheme::match_mismatch(2, -3, {5, 2});
+  const std::size_t target = 200'000'000;
+  CHECK_NOTHROW(check_int_range(AlignMode::local, dna, 32, target));
+  // A global one opens a gap as long as the target: 400 M, too near the
+  // reference's minus infinity.
+  CHECK_THROWS_WITH(check_int_range(AlignMode::global, dna, 32, target),
+                    Catch::Contains("too long to score in 32-bit integers"));
+  CHECK_THROWS(check_int_range(AlignMode::local, dna, 300'000'000, target));
+}

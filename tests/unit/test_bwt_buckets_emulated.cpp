@@ -1,8 +1,9 @@
-// The bucketed GPU suffix sort (gpu/bwt/bucket_sort.cu and
-// tied_doubling.cu) run on the CPU: the same steps with the same shared
-// functions of gpu/bwt/bucket_keys.hpp (bucket_bin, plan_buckets,
-// window_key, deepening_head, still_tied, same_prefix, tied entries,
-// chunk_end) and prefix_doubling.hpp (initial_key, group_head),
+// The bucketed GPU suffix sort (gpu/bwt/bucket_sort.cu, then
+// tied_doubling.cu as test_bwt_emulation.hpp runs it) on the CPU: the same
+// steps with the same shared functions of gpu/bwt/bucket_keys.hpp
+// (bucket_bin, plan_buckets, window_key, deepening_head, still_tied,
+// same_prefix, tied entries, chunk_end) and prefix_doubling.hpp
+// (initial_key, group_head),
 // std::stable_sort in place of the device radix sorts and loops in place of
 // the scans and scatters.
 // Each result must equal bwt::suffix_array_cpu (libdivsufsort), whatever the
@@ -16,23 +17,14 @@
 
 #include "bwt/suffix_array.hpp"
 #include "gpu/bwt/bucket_keys.hpp"
+#include "test_bwt_emulation.hpp"
 #include "test_bwt_support.hpp"
 #include "test_data.hpp"
 
 namespace gb = seqfuse::gpu::bwt;
-using namespace seqfuse::bwt::test;  // Text, random_text, periodic_text
+using namespace seqfuse::bwt::test;  // Text, random_text, periodic_text, the doubling
 
 namespace {
-
-// The permutation that stably sorts `keys` (the device's radix sort).
-template <class Key>
-std::vector<std::uint32_t> stable_order(const std::vector<Key>& keys) {
-  std::vector<std::uint32_t> order(keys.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-  return order;
-}
 
 // The tied suffixes' slots and labels from the heads of `count` sorted
 // entries (compact_tied_kernel); slots_in empty means slot t.
@@ -133,46 +125,6 @@ void rank_bucket(const Text& text, const std::vector<std::uint64_t>& order, std:
   }
 }
 
-// One chunk of a doubling round at depth h (TiedRefiner::refine).
-void refine_chunk(const std::uint64_t* entries, std::size_t count, std::uint64_t h,
-                  std::vector<std::uint64_t>& rank, std::vector<std::uint64_t>& next) {
-  std::vector<std::uint32_t> labels(count);
-  std::vector<std::uint64_t> keys(count), label_rank;
-  std::vector<std::uint32_t> label_start;
-  for (std::size_t t = 0; t < count; ++t) {
-    const std::uint64_t i = gb::entry_suffix(entries[t]);
-    if (gb::entry_head(entries[t]) != 0) {
-      label_rank.push_back(rank[i]);
-      label_start.push_back(static_cast<std::uint32_t>(t));
-    }
-    if (label_rank.empty()) FAIL("a chunk does not start at a group head");
-    labels[t] = static_cast<std::uint32_t>(label_rank.size() - 1);
-    keys[t] = rank[i + h];
-  }
-  const auto by_key = stable_order(keys);
-  std::vector<std::uint32_t> key_labels(count);
-  for (std::size_t t = 0; t < count; ++t) key_labels[t] = labels[by_key[t]];
-  const auto by_label = stable_order(key_labels);
-  std::vector<std::uint64_t> suffixes(count), sorted_keys(count);
-  std::vector<std::uint32_t> sorted_labels(count), heads(count);
-  for (std::size_t t = 0; t < count; ++t) {
-    const std::uint32_t x = by_key[by_label[t]];
-    suffixes[t] = gb::entry_suffix(entries[x]);
-    sorted_keys[t] = rank[suffixes[t] + h];
-    sorted_labels[t] = labels[x];
-  }
-  for (std::size_t t = 0; t < count; ++t)
-    heads[t] = gb::deepening_head(sorted_labels.data(), sorted_keys.data(), t);
-  std::uint32_t start = 0;
-  for (std::size_t t = 0; t < count; ++t) {
-    if (heads[t] != 0) start = static_cast<std::uint32_t>(t);
-    const std::uint32_t label = sorted_labels[t];
-    rank[suffixes[t]] = label_rank[label] + (start - label_start[label]);
-    if (gb::still_tied(heads.data(), count, t) != 0)
-      next.push_back(gb::tied_entry(suffixes[t], heads[t] != 0));
-  }
-}
-
 Emulation emulate(const Text& text, std::uint64_t capacity) {
   const std::uint64_t n = text.size();
   std::vector<std::uint64_t> bins(gb::kBins, 0);
@@ -190,21 +142,8 @@ Emulation emulate(const Text& text, std::uint64_t capacity) {
     row += bucket.suffixes;
   }
   out.tied = tied.size();
-  for (std::uint64_t h = gb::kBucketDepth; !tied.empty(); h *= 2, ++out.doubling_rounds) {
-    std::vector<std::uint64_t> next;
-    for (std::uint64_t first = 0; first < tied.size();) {
-      const std::uint64_t end = gb::chunk_end(tied.data(), tied.size(), first, capacity);
-      REQUIRE(end > first);
-      refine_chunk(tied.data() + first, end - first, h, rank, next);
-      first = end;
-    }
-    tied.swap(next);
-  }
-  out.sa.assign(n + 1, ~std::uint64_t{0});
-  for (std::uint64_t i = 0; i <= n; ++i) {
-    REQUIRE(rank[i] <= n);
-    out.sa[rank[i]] = i;
-  }
+  out.doubling_rounds = double_tied(rank, std::move(tied), gb::kBucketDepth, capacity);
+  out.sa = suffix_array_from_ranks(rank);
   return out;
 }
 

@@ -193,7 +193,7 @@ TEST_CASE("parallel FASTA: a file above the small-file threshold, default option
   check_same(*got, want);
 }
 
-TEST_CASE("parallel FASTA: long records and slices that find no record start", "[io]") {
+TEST_CASE("parallel FASTA: long records cut into continuation slices", "[io]") {
   t::ScratchDir dir;
   std::string chromosome(3u << 20, 'A');
   for (std::size_t i = 0; i < chromosome.size(); i += 61) chromosome[i] = '\n';
@@ -295,6 +295,27 @@ TEST_CASE("parallel FASTA: a bad record in the last of many slices", "[io]") {
           return read_fasta_parallel(path, std::pmr::new_delete_resource(),
                                      {.threads = 8, .min_slice_bytes = 1});
         }) == want);
+}
+
+TEST_CASE("parallel FASTA: a bad line deep inside a long record, in a continuation slice", "[io]") {
+  t::ScratchDir dir;
+  std::string chromosome(1u << 20, 'C');
+  for (std::size_t i = 0; i < chromosome.size(); i += 61) chromosome[i] = '\n';
+  std::string bad = chromosome;
+  bad[bad.size() / 2 + 7] = '\x03';
+  for (const auto& [text, record] :
+       {std::pair{">chr1\n" + bad + "\n>chr2\nAC\n", 1},
+        std::pair{">chr1\n" + chromosome + "\n>chr2 c\n" + bad + "\n", 2}}) {
+    const std::string path = dir.write("deep.fa", text);
+    const std::string want =
+        path + ": record " + std::to_string(record) + ": binary data in sequence";
+    CHECK(error_of([&] { return sequential(path); }) == want);
+    for (const unsigned threads : {3u, 16u})
+      CHECK(error_of([&] {
+              return read_fasta_parallel(path, std::pmr::new_delete_resource(),
+                                         {.threads = threads, .min_slice_bytes = 1});
+            }) == want);
+  }
 }
 
 // Wall time of read_all against the sequential parser it replaces, on a big

@@ -72,6 +72,21 @@ TEST_CASE("malformed FASTQ names the file and the record", "[preprocess]") {
   CHECK(read_error(write(dir, "e.fq", "@a\nAC\n+\nI\x7f\n")) ==
         "quality character '\\x7f' at position 2 is outside phred+33 ('!' to '~'), " +
             dir.file("e.fq").string() + " record 1");
+  // The quality check looks at a whole line at once, then for the first bad
+  // byte: a high byte late in a long line, a byte below '!' first.
+  const std::string seq(150, 'A');
+  std::string qual(150, 'I');
+  qual[0] = '!';
+  qual[1] = '~';
+  CHECK(read_error(write(dir, "f.fq", "@a\n" + seq + "\n+\n" + qual + "\n")) == "no error");
+  qual[137] = '\xc3';
+  CHECK(read_error(write(dir, "g.fq", "@a\n" + seq + "\n+\n" + qual + "\n")) ==
+        "quality character '\\xc3' at position 138 is outside phred+33 ('!' to '~'), " +
+            dir.file("g.fq").string() + " record 1");
+  qual[3] = ' ';
+  CHECK(read_error(write(dir, "h.fq", "@a\n" + seq + "\n+\n" + qual + "\n")) ==
+        "quality character ' ' at position 4 is outside phred+33 ('!' to '~'), " +
+            dir.file("h.fq").string() + " record 1");
 }
 
 TEST_CASE("adapter FASTA: header order, case, short sequences", "[preprocess]") {

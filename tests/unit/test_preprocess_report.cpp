@@ -157,6 +157,19 @@ TEST_CASE("Duplication counts repeated reads and pairs, from any thread order",
   // concatenation, so another split of the same letters is the same pair.
   CHECK(pairs.check_pair("ACG", "TTTGG"));
   CHECK_FALSE(pairs.check_pair("TTGG", "ACGT"));
+  // A caller's own tally, added once, counts as the calls one by one.
+  Duplication tallied;
+  Duplication::Tally tally;
+  CHECK_FALSE(tallied.check_read("ACGTACGT", tally));
+  CHECK(tallied.check_read("ACGTACGT", tally));
+  CHECK_FALSE(tallied.check_pair("ACGT", "TTGG", tally));
+  CHECK(tallied.check_pair("ACG", "TTTGG", tally));
+  CHECK(tally.reads == 4);
+  CHECK(tally.duplicates == 2);
+  CHECK(tallied.reads() == 0);
+  tallied.add(tally);
+  CHECK(tallied.reads() == 4);
+  CHECK(tallied.rate() == Approx(0.5));
   CHECK(Duplication::memory_bytes(1) == std::size_t{1} << 29);
   CHECK(Duplication::memory_bytes(3) == std::size_t{1} << 30);
   CHECK_THROWS_AS(Duplication(0), seqfuse::Error);

@@ -81,7 +81,7 @@ std::uint64_t base_weight(char base) {
 
 }  // namespace
 
-void Duplication::FreeDeleter::operator()(std::uint8_t* p) const {
+void Duplication::FreeDeleter::operator()(std::uint64_t* p) const {
   std::free(p);
 }
 
@@ -96,7 +96,8 @@ Duplication::Duplication(int accuracy_level) {
   primes_ = fastp_primes(hash_count_ * kPrimesPerHash);
   // calloc: the kernel hands out zero pages lazily, so untouched parts of
   // the array cost no memory.
-  bits_.reset(static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(array_bytes_), 1)));
+  bits_.reset(static_cast<std::uint64_t*>(
+      std::calloc(static_cast<std::size_t>(array_bytes_ / 8), sizeof(std::uint64_t))));
   if (!bits_) {
     throw Error("out of memory: cannot allocate " + std::to_string(array_bytes_) +
                 " bytes for the duplication estimate");
@@ -122,25 +123,49 @@ void Duplication::hash(std::string_view seq, std::size_t position_offset,
 
 bool Duplication::apply(const std::uint64_t* sum) {
   const std::uint64_t bit = *sum % (array_bytes_ * 8);
-  const auto mask = static_cast<std::uint8_t>(1U << (bit & 7U));
-  std::atomic_ref<std::uint8_t> byte(bits_[static_cast<std::size_t>(bit >> 3)]);
-  const bool duplicate = (byte.fetch_or(mask, std::memory_order_relaxed) & mask) != 0;
-  reads_.fetch_add(1, std::memory_order_relaxed);
-  if (duplicate) duplicates_.fetch_add(1, std::memory_order_relaxed);
+  // Which bit of the array holds which sum does not show in the rate; as a
+  // single-bit fetch-or whose result is tested, it compiles to lock bts.
+  const std::uint64_t mask = std::uint64_t{1} << (bit & 63U);
+  std::atomic_ref<std::uint64_t> word(bits_[static_cast<std::size_t>(bit >> 6)]);
+  return (word.fetch_or(mask, std::memory_order_relaxed) & mask) != 0;
+}
+
+void Duplication::add(const Tally& tally) {
+  reads_.fetch_add(tally.reads, std::memory_order_relaxed);
+  duplicates_.fetch_add(tally.duplicates, std::memory_order_relaxed);
+}
+
+bool Duplication::check_read(std::string_view seq, Tally& tally) {
+  std::uint64_t sum = 0;
+  hash(seq, 0, &sum);
+  const bool duplicate = apply(&sum);
+  ++tally.reads;
+  tally.duplicates += duplicate ? 1 : 0;
+  return duplicate;
+}
+
+bool Duplication::check_pair(std::string_view seq1, std::string_view seq2, Tally& tally) {
+  std::uint64_t sum = 0;
+  hash(seq1, 0, &sum);
+  hash(seq2, seq1.size(), &sum);
+  const bool duplicate = apply(&sum);
+  ++tally.reads;
+  tally.duplicates += duplicate ? 1 : 0;
   return duplicate;
 }
 
 bool Duplication::check_read(std::string_view seq) {
-  std::uint64_t sum = 0;
-  hash(seq, 0, &sum);
-  return apply(&sum);
+  Tally tally;
+  const bool duplicate = check_read(seq, tally);
+  add(tally);
+  return duplicate;
 }
 
 bool Duplication::check_pair(std::string_view seq1, std::string_view seq2) {
-  std::uint64_t sum = 0;
-  hash(seq1, 0, &sum);
-  hash(seq2, seq1.size(), &sum);
-  return apply(&sum);
+  Tally tally;
+  const bool duplicate = check_pair(seq1, seq2, tally);
+  add(tally);
+  return duplicate;
 }
 
 double Duplication::rate() const {

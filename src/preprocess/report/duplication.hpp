@@ -9,6 +9,11 @@
 // last array's verdict), so this class allocates just that one: 512 MiB at
 // level 1, 1 GiB at level 3 (fastp's level with --dedup), with identical
 // results. Pages are zero-filled lazily (calloc), so only touched pages cost.
+// The array is set a 64-bit word at a time (a bit-test-and-set), so a page's
+// first touch is a write: a byte-wide fetch-or compiled as load and
+// compare-exchange first mapped the shared zero page, then copied it on the
+// write, with a TLB shootdown across the workers for every page (17% of a
+// 2-core run's samples; issue 17).
 #pragma once
 
 #include <atomic>
@@ -30,11 +35,23 @@ class Duplication {
   Duplication(const Duplication&) = delete;
   Duplication& operator=(const Duplication&) = delete;
 
+  // Reads (pairs) checked and duplicates among them, kept by a caller that
+  // checks many (a worker, chunk by chunk) and added once with add(): the
+  // shared counters are one cache line that every worker would otherwise
+  // write for every read.
+  struct Tally {
+    std::uint64_t reads = 0, duplicates = 0;
+  };
+
   // Single-end: one read. Returns whether it counted as a duplicate.
   // Thread-safe.
   bool check_read(std::string_view seq);
+  bool check_read(std::string_view seq, Tally& tally);
   // Paired-end: the pair hashed as read 1 followed by read 2. Thread-safe.
   bool check_pair(std::string_view seq1, std::string_view seq2);
+  bool check_pair(std::string_view seq1, std::string_view seq2, Tally& tally);
+  // Adds a caller's tally to the counts. Thread-safe.
+  void add(const Tally& tally);
 
   [[nodiscard]] std::uint64_t reads() const { return reads_.load(); }
   [[nodiscard]] std::uint64_t duplicates() const { return duplicates_.load(); }
@@ -46,16 +63,19 @@ class Duplication {
 
  private:
   struct FreeDeleter {
-    void operator()(std::uint8_t* p) const;
+    void operator()(std::uint64_t* p) const;
   };
   void hash(std::string_view seq, std::size_t position_offset, std::uint64_t* sum) const;
+  // Sets the sum's bit; whether it was set already.
   bool apply(const std::uint64_t* sum);
 
   std::size_t hash_count_ = 2;     // fastp's mBufNum
   std::uint64_t array_bytes_ = 0;  // fastp's mBufLenInBytes
   std::vector<std::uint64_t> primes_;
-  std::unique_ptr<std::uint8_t[], FreeDeleter> bits_;
-  std::atomic<std::uint64_t> reads_{0}, duplicates_{0};
+  std::unique_ptr<std::uint64_t[], FreeDeleter> bits_;  // array_bytes_ / 8 words
+  // A cache line of their own, away from the fields every check reads.
+  alignas(64) std::atomic<std::uint64_t> reads_{0};
+  std::atomic<std::uint64_t> duplicates_{0};
 };
 
 }  // namespace seqfuse::preprocess
