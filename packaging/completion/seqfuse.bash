@@ -11,11 +11,11 @@ _seqfuse() {
   # kmer-count's own subcommands
   if [ "$sub" = kmer-count ]; then
     if [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
-      mapfile -t COMPREPLY < <(compgen -W "dump histo query" -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W "dump histo query stats" -- "$cur")
       compopt -o default 2>/dev/null
       return
     fi
-    case ${COMP_WORDS[2]} in dump | histo | query) nested=${COMP_WORDS[2]} ;; esac
+    case ${COMP_WORDS[2]} in dump | histo | query | stats) nested=${COMP_WORDS[2]} ;; esac
   fi
   if [[ "$cur" == -* ]]; then
     local options

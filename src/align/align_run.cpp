@@ -1,5 +1,6 @@
 #include "align/align_run.hpp"
 
+#include <filesystem>
 #include <future>
 #include <optional>
 #include <span>
@@ -13,6 +14,19 @@
 #include "core/output_file.hpp"
 
 namespace seqfuse::align {
+namespace {
+
+// The counts of docs/json-report.md for align-sw / align-nw.
+void count_facts(RunFacts& facts, std::size_t queries, std::size_t targets, const AlignStats& stats,
+                 std::uint64_t alignments) {
+  facts.count("queries", queries);
+  facts.count("targets", targets);
+  facts.count("pairs", stats.pairs);
+  facts.count("cells", stats.cells);
+  facts.count("alignments", alignments);
+}
+
+}  // namespace
 
 AlignStats run_align(const AlignOptions& config, Reporter& report) {
   const RunScope run;  // the inputs register_input records are this run's
@@ -35,6 +49,14 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   }
   const DeviceChoice device = device_choice.get();
   trace("align: device chosen, sequences read and encoded");
+  RunFacts& facts = report.facts();
+  facts.input(config.query);
+  if (!config.target.empty()) facts.input(config.target);
+  // A --matrix file is an input; a built-in matrix name is not.
+  if (!config.matrix.empty() && std::filesystem::is_regular_file(config.matrix))
+    facts.input(config.matrix);
+  facts.output(config.output);
+  facts.phase("read");
   OutputFile& out = *out_file;
   const io::SequenceBatch& query_batch = inputs->query_batch;
   const bool two_files = !config.target.empty();
@@ -78,12 +100,18 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
     report.warn(std::string(no_query ? "QUERY" : "TARGET") + " '" + name +
                 "' has no sequences: the output holds no alignments");
     out.commit();
+    count_facts(facts, query_batch.size(), two_files ? targets.size() : query_batch.size(), {}, 0);
+    facts.phase("align");
+    facts.device(DeviceChoice{}, config.threads);
+    facts.throughput(0, 0, "cells/s");
     report.summary("0 pairs", clock.seconds());
     return {};
   }
   // Formatting 1 M lines takes longer than aligning them on a GPU: batches
   // of hits are formatted on all threads, in chunks written in order.
+  std::uint64_t alignments = 0;
   const auto write_hits = [&](std::span<const AlignHit> hits) {
+    alignments += hits.size();
     writer.write_batch(
         hits.size(),
         [&](std::size_t i) {
@@ -102,6 +130,7 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   const AlignStats stats = run_alignment_batched(job, scheme, queries, targets, write_hits);
   trace("align: aligned and written");
   out.commit();
+  facts.phase("align");
 
   const double seconds = clock.seconds();
   std::string what = std::to_string(stats.pairs) + " pairs, " +
@@ -112,6 +141,10 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
     speed +=
         "; device " + per_second(static_cast<double>(stats.cells), stats.device_seconds, "CUPS");
   report.summary(what, seconds, speed);
+  count_facts(facts, query_batch.size(), two_files ? targets.size() : query_batch.size(), stats,
+              alignments);
+  facts.device(job.gpu ? device : DeviceChoice{}, config.threads);
+  facts.throughput(static_cast<double>(stats.cells), seconds, "cells/s");
   return stats;
 }
 

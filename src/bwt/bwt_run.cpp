@@ -69,6 +69,9 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   std::vector<std::unique_ptr<OutputFile>> files;
   for (const std::string& suffix : file_suffixes(format))
     files.push_back(std::make_unique<OutputFile>(prefix + suffix));
+  RunFacts& facts = report.facts();  // for --json (docs/json-report.md)
+  facts.input(options.reference);
+  for (const auto& file : files) facts.output(file->path());
 
   // The device is chosen on a thread of its own: a GPU's start-up (a
   // quarter of a second on the H100 machine) overlaps reading the
@@ -93,6 +96,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   if (format == IndexFormat::bwa) (void)text.pac();  // written anyway; the GPU takes it
   const DeviceChoice device = device_choice.get();
   trace("bwt: device chosen");
+  facts.phase("read");
 
   std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.length(), report);
   const std::uint64_t budget = options.max_memory_gb > 0
@@ -121,6 +125,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
     sorted = engine->sort(text, interval, options.threads);
   }
   trace("bwt: suffixes sorted");
+  facts.phase("sort");
   if (format == IndexFormat::bwa) {
     const BwaIndex index = build_bwa_index(std::move(sorted), options.threads);
     sorted = SortedSuffixes();  // the BWT codes: the index holds what the files need
@@ -144,6 +149,7 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   // Committed together, after every byte is written: a failure before this
   // point leaves no index file behind.
   for (const auto& file : files) file->commit();
+  facts.phase("write");
 
   BwtStats stats;
   stats.records = reference.records.size();
@@ -156,6 +162,11 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
                      si_number(static_cast<double>(stats.suffixes)) + " suffixes" +
                      ") indexed on " + stats.engine,
                  seconds, rate(static_cast<double>(stats.bases), seconds, "bp"));
+  facts.count("records", stats.records);
+  facts.count("bases", stats.bases);
+  facts.count("suffixes", stats.suffixes);
+  facts.device(stats.engine == "cpu" ? DeviceChoice{} : device, options.threads);
+  facts.throughput(static_cast<double>(stats.bases), seconds, "bp/s");
   return stats;
 }
 

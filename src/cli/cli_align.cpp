@@ -63,6 +63,7 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
   add_threads_option(*app, config->common);
   add_device_option(*app, config->common);
   add_quiet_option(*app, config->common);
+  add_json_option(*app, config->common.json);
   return {app, [config, name] {
             align::AlignOptions options = config->align;
             align::validate(options);
@@ -72,8 +73,10 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
               options.choose_device = [common = config->common] { return choose_device(common); };
             options.gpu_required = device == DeviceSpec::Kind::kGpu;
             options.command_line = command_line();
+            JsonReport json(config->common.json, names_stdout(options.output));
             Reporter report(name, config->common.quiet);
             (void)align::run_align(options, report);
+            json.write(report_source(name), report.facts());
             return 0;
           }};
 }

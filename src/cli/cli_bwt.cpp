@@ -47,6 +47,7 @@ Subcommand add_bwt(CLI::App& parent) {
   add_threads_option(*app, config->common);
   add_device_option(*app, config->common);
   add_quiet_option(*app, config->common);
+  add_json_option(*app, config->common.json);
   return {app, [config] {
             bwt::BwtOptions options = config->bwt;
             bwt::validate(options);
@@ -61,8 +62,10 @@ Subcommand add_bwt(CLI::App& parent) {
                 return chosen;
               };
             options.gpu_required = device == DeviceSpec::Kind::kGpu;
+            JsonReport json(config->common.json, false);  // the index files are never stdout
             Reporter report("bwt", config->common.quiet);
             (void)bwt::run_bwt(options, report);
+            json.write(report_source("bwt"), report.facts());
             return 0;
           }};
 }

@@ -128,10 +128,13 @@ Subcommand add_embed(CLI::App& parent) {
   add_threads_option(*app, config->common);
   add_device_option(*app, config->common);
   add_quiet_option(*app, config->common);
+  add_json_option(*app, config->common.json);
   return {app, [config] {
             validate(*config);
+            JsonReport json(config->common.json, names_stdout(config->output));
             Reporter report("embed", config->common.quiet);
             models::run_embed(embed_options(*config), report);
+            json.write(report_source("embed"), report.facts());
             return 0;
           }};
 }

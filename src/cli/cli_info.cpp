@@ -3,11 +3,11 @@
 #include <memory>
 #include <string>
 
+#include "cli/subcommand.hpp"
 #include "core/output_file.hpp"
 #include "core/report.hpp"
 #include "core/version.hpp"
 #include "gpu/runtime.hpp"
-#include "cli/subcommand.hpp"
 
 namespace seqfuse::cli {
 namespace {
@@ -25,6 +25,7 @@ std::string gib(std::size_t bytes) {
 
 int run_info(const InfoConfig& config) {
   Stopwatch clock;
+  JsonReport json(config.common.json, names_stdout(config.output));
   Reporter report("info", config.common.quiet);
   OutputFile out(config.output, OutputKind::text);
 
@@ -42,6 +43,12 @@ int run_info(const InfoConfig& config) {
   out.write(text);
   out.commit();
   report.summary(std::to_string(found.size()) + " GPU(s) found", clock.seconds());
+  RunFacts& facts = report.facts();  // no work to rate: the report's throughput is null
+  facts.output(config.output);
+  facts.count("gpus", found.size());
+  facts.phase("probe");
+  facts.device(DeviceChoice{}, resolve_threads(config.common.threads));
+  json.write(report_source("info"), facts);
   return 0;
 }
 
@@ -59,6 +66,7 @@ Subcommand add_info(CLI::App& parent) {
   add_compress_options(*app);
   add_threads_option(*app, config->common);
   add_quiet_option(*app, config->common);
+  add_json_option(*app, config->common.json);
   return {app, [config] { return run_info(*config); }};
 }
 

@@ -36,17 +36,33 @@ struct DumpConfig {
   std::uint64_t lower = 1;
   std::uint64_t upper = UINT32_MAX;
   bool quiet = false;
+  std::string json;
 };
 
 struct HistoConfig {
   kmer::HistoOptions options;
   bool quiet = false;
+  std::string json;
 };
 
 struct QueryConfig {
   kmer::QueryOptions options;
   bool quiet = false;
+  std::string json;
 };
+
+struct StatsConfig {
+  kmer::StatsOptions options;  // its -L/-U are set from lower and upper once checked
+  std::uint64_t lower = 1;
+  std::uint64_t upper = UINT32_MAX;
+  bool quiet = false;
+  std::string json;
+};
+
+// An output that goes to stdout: --json - cannot share it.
+bool is_stdout(const std::string& path) {
+  return names_stdout(path);
+}
 
 // -m as the user wrote it, more or less: 500000, 0.5, 1e+12.
 std::string format_gb(double gb) {
@@ -94,7 +110,10 @@ int run_count(const CountConfig& config) {
     options.choose_device = [&config] { return choose_device(config.common); };
     options.gpu_required = device_kind == DeviceSpec::Kind::kGpu;
   }
+  JsonReport json(config.common.json,
+                  is_stdout(config.db) || is_stdout(config.histo) || is_stdout(config.dump));
   (void)kmer::run_count_job(options, report);
+  json.write(report_source("kmer-count"), report.facts());
   return 0;
 }
 
@@ -103,26 +122,45 @@ int run_dump(const DumpConfig& config) {
   kmer::DumpOptions options = config.options;
   options.lower_count = count_bound(config.lower, "-L/--lower-count");
   options.upper_count = count_bound(config.upper, "-U/--upper-count");
+  JsonReport json(config.json, is_stdout(options.output));
   (void)kmer::run_dump_job(options, report);
+  json.write(report_source("kmer-count dump"), report.facts());
   return 0;
 }
 
 int run_histo(const HistoConfig& config) {
   Reporter report("kmer-count", config.quiet);
+  JsonReport json(config.json, is_stdout(config.options.output));
   (void)kmer::run_histo_job(config.options, report);
+  json.write(report_source("kmer-count histo"), report.facts());
   return 0;
 }
 
 int run_query(const QueryConfig& config) {
   Reporter report("kmer-count", config.quiet);
+  JsonReport json(config.json, is_stdout(config.options.output));
   (void)kmer::run_query_job(config.options, report);
+  json.write(report_source("kmer-count query"), report.facts());
   return 0;
 }
 
-void add_count_bounds(CLI::App& app, std::uint64_t& lower, std::uint64_t& upper) {
-  app.add_option("-L,--lower-count", lower, "Keep k-mers counted at least N times (dump, DB)")
+int run_stats(const StatsConfig& config) {
+  Reporter report("kmer-count", config.quiet);
+  kmer::StatsOptions options = config.options;
+  options.lower_count = count_bound(config.lower, "-L/--lower-count");
+  options.upper_count = count_bound(config.upper, "-U/--upper-count");
+  JsonReport json(config.json, is_stdout(options.output));
+  (void)kmer::run_stats_job(options, report);
+  json.write(report_source("kmer-count stats"), report.facts());
+  return 0;
+}
+
+// `verb` says what the bounds do: "Keep" (the dump, the database), "Only" (stats).
+void add_count_bounds(CLI::App& app, std::uint64_t& lower, std::uint64_t& upper,
+                      const std::string& verb = "Keep", const std::string& where = " (dump, DB)") {
+  app.add_option("-L,--lower-count", lower, verb + " k-mers counted at least N times" + where)
       ->type_name("N");
-  app.add_option("-U,--upper-count", upper, "Keep k-mers counted at most N times (dump, DB)")
+  app.add_option("-U,--upper-count", upper, verb + " k-mers counted at most N times" + where)
       ->type_name("N");
 }
 
@@ -133,12 +171,13 @@ Subcommand add_kmer_count(CLI::App& parent) {
   auto dump = std::make_shared<DumpConfig>();
   auto histo = std::make_shared<HistoConfig>();
   auto query = std::make_shared<QueryConfig>();
+  auto stats = std::make_shared<StatsConfig>();
   CLI::App* app = parent.add_subcommand(
       "kmer-count", "Count k-mers (canonical by default): Jellyfish's counts, histo and dump");
   app->footer(
       "Usage:\n"
       "  seqfuse kmer-count -k K [options] INPUT...    FASTA/FASTQ, gz, or - for stdin\n"
-      "  seqfuse kmer-count dump|histo|query DB ...   read a saved database\n"
+      "  seqfuse kmer-count dump|histo|query|stats DB ...   read a saved database\n"
       "Examples:\n"
       "  seqfuse kmer-count -k 21 R1.fq.gz R2.fq.gz --histo reads.histo   GenomeScope input\n"
       "  seqfuse kmer-count -k 31 -t 8 reads.fq -o reads.kdb -L 2      database of k-mers seen "
@@ -147,6 +186,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
       "  seqfuse kmer-count dump reads.kdb -o reads.tsv\n"
       "  seqfuse kmer-count histo reads.kdb --high 1000\n"
       "  seqfuse kmer-count query reads.kdb ACGTACGTACGTACGTACGTACGTACGTACG\n"
+      "  seqfuse kmer-count stats reads.kdb                as jellyfish stats\n"
       "Counts, histogram and dump equal Jellyfish 2's (jellyfish count -C; histo; dump -c,\n"
       "sorted). Lowercase counts as uppercase; N and other letters break k-mers. -L/-U\n"
       "filter the dump and the database, not --histo. Counts stop at 4294967295 (with a\n"
@@ -176,6 +216,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
   add_threads_option(*app, count->common);
   add_device_option(*app, count->common);
   add_quiet_option(*app, count->common);
+  add_json_option(*app, count->common.json);
 
   CLI::App* dump_app = app->add_subcommand("dump", "Print a database as \"KMER COUNT\" lines");
   dump_app->add_option("DB", dump->options.db, "k-mer database (-o of kmer-count)")->required();
@@ -183,6 +224,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
       ->capture_default_str();
   add_count_bounds(*dump_app, dump->lower, dump->upper);
   dump_app->add_flag("-q,--quiet", dump->quiet, "No summary on stderr");
+  add_json_option(*dump_app, dump->json);
   add_compress_options(*dump_app);
   dump_app->footer(
       "Examples:\n"
@@ -203,6 +245,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
       ->capture_default_str();
   histo_app->add_flag("-f,--full", histo->options.params.full, "Also print empty buckets");
   histo_app->add_flag("-q,--quiet", histo->quiet, "No summary on stderr");
+  add_json_option(*histo_app, histo->json);
   add_compress_options(*histo_app);
   histo_app->footer(
       "Examples:\n"
@@ -220,6 +263,7 @@ Subcommand add_kmer_count(CLI::App& parent) {
   query_app->add_option("-o,--output", query->options.output, "Output path, - for stdout")
       ->capture_default_str();
   query_app->add_flag("-q,--quiet", query->quiet, "No summary on stderr");
+  add_json_option(*query_app, query->json);
   add_compress_options(*query_app);
   query_app->footer(
       "Examples:\n"
@@ -227,8 +271,25 @@ Subcommand add_kmer_count(CLI::App& parent) {
       "  seqfuse kmer-count query reads.kdb -f kmers.txt        one k-mer per line (or FASTA)\n"
       "A k-mer that is not in the database prints with count 0.");
 
+  CLI::App* stats_app = app->add_subcommand(
+      "stats", "Print Unique, Distinct, Total and Max_count as jellyfish stats does");
+  stats_app->add_option("DB", stats->options.db, "k-mer database (-o of kmer-count)")->required();
+  stats_app->add_option("-o,--output", stats->options.output, "Output path, - for stdout")
+      ->capture_default_str();
+  add_count_bounds(*stats_app, stats->lower, stats->upper, "Only", " (jellyfish stats -L/-U)");
+  stats_app->add_flag("-q,--quiet", stats->quiet, "No summary on stderr");
+  add_json_option(*stats_app, stats->json);
+  add_compress_options(*stats_app);
+  stats_app->footer(
+      "Examples:\n"
+      "  seqfuse kmer-count stats reads.kdb                    as jellyfish stats\n"
+      "  seqfuse kmer-count stats reads.kdb -L 2 --json s.json  k-mers seen twice or more\n"
+      "The numbers are over the k-mers DB holds: a database written with -L/-U holds only\n"
+      "those, as jellyfish's does.");
+
   return {app, [=] {
             if (dump_app->parsed()) return run_dump(*dump);
+            if (stats_app->parsed()) return run_stats(*stats);
             if (histo_app->parsed()) return run_histo(*histo);
             if (query_app->parsed()) return run_query(*query);
             return run_count(*count);

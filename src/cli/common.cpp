@@ -1,6 +1,8 @@
 #include <charconv>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/subcommand.hpp"
 #include "core/error.hpp"
@@ -14,6 +16,22 @@ namespace seqfuse::cli {
 std::string& command_line() {
   static std::string line;
   return line;
+}
+
+std::vector<std::string>& arguments() {
+  static std::vector<std::string> argv;
+  return argv;
+}
+
+void add_json_option(CLI::App& app, std::string& path) {
+  app.add_option("--json", path,
+                 "Write a JSON report of the run (docs/json-report.md), - for stdout; "
+                 "only when the run succeeds")
+      ->type_name("FILE");
+}
+
+ReportSource report_source(std::string subcommand) {
+  return {std::move(subcommand), kVersion, kGitCommit, arguments()};
 }
 
 // More threads than any machine seqfuse runs on has CPUs: a larger -t is a

@@ -63,8 +63,10 @@ int main(int argc, char** argv) {
   // fastp owns -V (--verbose): a fastp command line must not become a version query.
   for (const auto& sub : subcommands)
     seqfuse::cli::add_version_flags(*sub.app, sub.app->get_name() != "fastq-trim");
-  for (int i = 0; i < argc; ++i)
+  for (int i = 0; i < argc; ++i) {
     seqfuse::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
+    seqfuse::cli::arguments().emplace_back(argv[i]);
+  }
 
   // CLI11 would call a mistyped subcommand "extra arguments"; name it.
   if (argc > 1 && argv[1][0] != '-' &&

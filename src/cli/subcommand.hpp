@@ -6,9 +6,11 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "align/alignment.hpp"
 #include "core/device_choice.hpp"
+#include "core/json_report.hpp"
 
 namespace seqfuse::cli {
 
@@ -22,6 +24,7 @@ struct CommonOptions {
   int threads = 0;  // 0: every CPU this process may use (cpu_budget())
   std::string device = "auto";
   bool quiet = false;
+  std::string json;  // --json FILE: the run's report (core/json_report.hpp)
 };
 
 void add_threads_option(CLI::App& app, CommonOptions& options);
@@ -44,6 +47,14 @@ void add_version_flags(CLI::App& app, bool short_name);
 
 // The command line as typed, for provenance lines (SAM @PG).
 [[nodiscard]] std::string& command_line();
+// The same, one argument an entry (the --json report's "command_line").
+[[nodiscard]] std::vector<std::string>& arguments();
+
+// --json FILE: a machine-readable report of a run that succeeds
+// (docs/json-report.md). Not on fastq-trim, whose -j/--json is fastp's report.
+void add_json_option(CLI::App& app, std::string& path);
+// The report's provenance: this build's version and commit, and argv.
+[[nodiscard]] ReportSource report_source(std::string subcommand);
 
 Subcommand add_info(CLI::App& parent);
 Subcommand add_align(CLI::App& parent, align::AlignMode mode);

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/run_facts.hpp"
+
 namespace seqfuse {
 
 class Stopwatch {
@@ -51,6 +53,10 @@ class Reporter {
   void summary(std::string_view what, double seconds, std::string_view throughput = {});
 
   [[nodiscard]] bool quiet() const noexcept { return quiet_; }
+  // The run's numbers for --json (core/run_facts.hpp), filled by the run
+  // functions beside their summary line.
+  [[nodiscard]] RunFacts& facts() noexcept { return facts_; }
+  [[nodiscard]] const RunFacts& facts() const noexcept { return facts_; }
 
  private:
   void clear_progress();
@@ -60,6 +66,7 @@ class Reporter {
   bool terminal_;
   bool progress_shown_ = false;
   std::chrono::steady_clock::time_point last_progress_{};
+  RunFacts facts_;
 };
 
 }  // namespace seqfuse

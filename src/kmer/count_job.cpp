@@ -291,6 +291,10 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
   const std::unique_ptr<OutputFile> db_out = open_output(options.db_path, OutputKind::binary);
   const std::unique_ptr<OutputFile> histo_out = open_output(options.histo_path, OutputKind::text);
   const std::unique_ptr<OutputFile> dump_out = open_output(options.dump_path, OutputKind::text);
+  RunFacts& facts = report.facts();  // for --json (docs/json-report.md)
+  for (const std::string& input : options.inputs) facts.input(input);
+  for (const std::string* path : {&options.db_path, &options.histo_path, &options.dump_path})
+    if (!path->empty()) facts.output(*path);
 
   // Where runs are kept does not depend on the device.
   RunStore store(options.k, plan_memory(options.max_memory, false).runs_in_memory,
@@ -339,6 +343,7 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
     }
   }
   trace("kmer-count: input read");
+  facts.phase("count");
   // With only --histo wanted, an engine that counted everything in one round
   // may give the histogram itself (the GPU engine makes it on the device).
   if (histo_out && !db_out && !dump_out) {
@@ -354,6 +359,7 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
       histo_out->write(histogram.jellyfish_text());
       histo_out->commit();
       trace("kmer-count: histogram from the engine written");
+      facts.phase("write");
       warn_if_saturated(stats.totals, report);
       if (options.exits_after) {
         (void)engine.release();  // see CountOptions::exits_after
@@ -401,6 +407,7 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
   if (histo_out) histo_out->write(histogram.jellyfish_text());
   for (OutputFile* out : {db_out.get(), histo_out.get(), dump_out.get()})
     if (out != nullptr) out->commit();
+  facts.phase("write");  // the merge of sorted runs, written as it goes
   warn_if_saturated(stats.totals, report);
   return stats;
 }
@@ -422,6 +429,17 @@ void report_summary(const CountOptions& options, const CountStats& stats, double
   report.summary(what, seconds,
                  si_number(seconds > 0 ? kmers / seconds : 0.0) + " k-mers/s, " +
                      rate(static_cast<double>(stats.bases), seconds, "bp"));
+
+  RunFacts& facts = report.facts();
+  facts.count("reads", stats.reads);
+  facts.count("bases", stats.bases);
+  facts.count("kmers_total", stats.totals.total_kmers);
+  facts.count("kmers_distinct", stats.totals.distinct);
+  facts.count("kmers_saturated", stats.totals.saturated);
+  // Only the dump and the database are filtered by -L/-U; with neither, nothing was kept.
+  if (!options.db_path.empty() || !options.dump_path.empty()) facts.count("kmers_kept", stats.kept);
+  facts.device(stats.device, options.threads);
+  facts.throughput(kmers, seconds, "k-mers/s");
 }
 
 }  // namespace

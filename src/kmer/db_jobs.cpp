@@ -1,5 +1,6 @@
 #include "kmer/db_jobs.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <utility>
 
@@ -45,6 +46,20 @@ std::vector<Query> gather_queries(const QueryOptions& options) {
   return queries;
 }
 
+// The database read and the text written, for --json (docs/json-report.md).
+void database_facts(RunFacts& facts, const std::string& db, const std::string& output) {
+  facts.input(db);
+  facts.output(output);
+}
+
+// The one phase of a database job, its rate, and the host it ran on (these
+// jobs have no GPU engine, and their reads are single-threaded).
+void finish_facts(RunFacts& facts, const char* phase, std::uint64_t kmers, double seconds) {
+  facts.phase(phase);
+  facts.device(DeviceChoice{}, 1);
+  facts.throughput(static_cast<double>(kmers), seconds, "k-mers/s");
+}
+
 }  // namespace
 
 std::uint64_t run_dump_job(const DumpOptions& options, Reporter& report) {
@@ -54,6 +69,7 @@ std::uint64_t run_dump_job(const DumpOptions& options, Reporter& report) {
     throw UsageError("-U/--upper-count must be at least -L/--lower-count");
   const KmerDb db(options.db);
   OutputFile out(options.output, OutputKind::text);
+  database_facts(report.facts(), options.db, options.output);
   CountFilter filter(options.lower_count, options.upper_count);
   std::string text;
   std::uint64_t written = 0;
@@ -65,7 +81,10 @@ std::uint64_t run_dump_job(const DumpOptions& options, Reporter& report) {
     written += kept.size;
   });
   out.commit();
-  report.summary(std::to_string(written) + " k-mers dumped", clock.seconds());
+  const double seconds = clock.seconds();
+  report.summary(std::to_string(written) + " k-mers dumped", seconds);
+  finish_facts(report.facts(), "dump", db.size(), seconds);
+  report.facts().count("kmers_written", written);
   return written;
 }
 
@@ -75,12 +94,15 @@ std::uint64_t run_histo_job(const HistoOptions& options, Reporter& report) {
   validate(options.params);
   const KmerDb db(options.db);
   OutputFile out(options.output, OutputKind::text);
+  database_facts(report.facts(), options.db, options.output);
   CountHistogram histogram;
   db.for_each_block([&](const RecordBlock& block) { histogram.add(block); });
   out.write(histogram.jellyfish_text(options.params));
   out.commit();
-  report.summary(std::to_string(histogram.distinct()) + " k-mers in the histogram",
-                 clock.seconds());
+  const double seconds = clock.seconds();
+  report.summary(std::to_string(histogram.distinct()) + " k-mers in the histogram", seconds);
+  finish_facts(report.facts(), "histo", db.size(), seconds);
+  report.facts().count("kmers_distinct", histogram.distinct());
   return histogram.distinct();
 }
 
@@ -93,6 +115,8 @@ std::size_t run_query_job(const QueryOptions& options, Reporter& report) {
   const int k = db.info().k;
   const std::vector<Query> queries = gather_queries(options);
   OutputFile out(options.output, OutputKind::text);
+  database_facts(report.facts(), options.db, options.output);
+  if (!options.file.empty()) report.facts().input(options.file);
   std::string text;
   for (const auto& [letters, where] : queries) {
     std::uint64_t words[2] = {0, 0};
@@ -112,8 +136,54 @@ std::size_t run_query_job(const QueryOptions& options, Reporter& report) {
   }
   out.write(text);
   out.commit();
-  report.summary(std::to_string(queries.size()) + " k-mer(s) looked up", clock.seconds());
+  const double seconds = clock.seconds();
+  report.summary(std::to_string(queries.size()) + " k-mer(s) looked up", seconds);
+  finish_facts(report.facts(), "query", queries.size(), seconds);
+  report.facts().count("kmers_queried", queries.size());
   return queries.size();
+}
+
+KmerStats run_stats_job(const StatsOptions& options, Reporter& report) {
+  const RunScope run;  // the inputs register_input records are this run's
+  Stopwatch clock;
+  if (options.upper_count < options.lower_count)
+    throw UsageError("-U/--upper-count must be at least -L/--lower-count");
+  const KmerDb db(options.db);
+  OutputFile out(options.output, OutputKind::text);
+  database_facts(report.facts(), options.db, options.output);
+  CountFilter filter(options.lower_count, options.upper_count);
+  KmerStats stats;
+  db.for_each_block([&](const RecordBlock& block) {
+    const RecordBlock kept = filter.apply(block);
+    for (std::size_t i = 0; i < kept.size; ++i) {
+      const std::uint32_t count = kept.counts[i];
+      stats.unique += count == 1 ? 1 : 0;
+      stats.total += count;
+      stats.max_count = std::max<std::uint64_t>(stats.max_count, count);
+    }
+    stats.distinct += kept.size;
+  });
+  out.write(stats_text(stats));
+  out.commit();
+  const double seconds = clock.seconds();
+  report.summary(std::to_string(stats.distinct) + " distinct k-mers, " +
+                     std::to_string(stats.total) + " in all",
+                 seconds);
+  RunFacts& facts = report.facts();
+  finish_facts(facts, "stats", db.size(), seconds);
+  facts.count("unique", stats.unique);
+  facts.count("distinct", stats.distinct);
+  facts.count("total", stats.total);
+  facts.count("max_count", stats.max_count);
+  return stats;
+}
+
+std::string stats_text(const KmerStats& stats) {
+  // jellyfish stats' layout: the label, padded to 11 characters, then the number.
+  return "Unique:    " + std::to_string(stats.unique) +
+         "\nDistinct:  " + std::to_string(stats.distinct) +
+         "\nTotal:     " + std::to_string(stats.total) +
+         "\nMax_count: " + std::to_string(stats.max_count) + "\n";
 }
 
 }  // namespace seqfuse::kmer

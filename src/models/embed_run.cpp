@@ -80,6 +80,8 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   const EsmModel model = load_esm_model(options.model, options.threads);
   const double load_seconds = clock.seconds();
   trace("embed: model loaded");
+  RunFacts& facts = report.facts();  // for --json (docs/json-report.md)
+  facts.phase("load");
   // Device problems are reported before the input's.
   const DeviceChoice device = device_choice.valid() ? device_choice.get() : DeviceChoice{};
   trace("embed: device ready");
@@ -113,9 +115,18 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
       make_embedding_writer(options.format, options.output, output_shape(input, readout, hidden));
   for (const std::string& warning : input.warnings) report.warn(warning);
   trace("embed: input read and tokenized");
+  facts.input(options.model);
+  facts.input(options.input);
+  facts.output(options.output);
+  facts.phase("read");
   if (input.size() == 0) {  // the format's empty output; no engine to start
     if (gemm_warm_up.valid()) gemm_warm_up.wait();
     writer->commit();
+    facts.phase("write");
+    facts.count("sequences", 0);
+    facts.count("tokens", 0);
+    facts.device(DeviceChoice{}, options.threads);
+    facts.throughput(0, 0, "tokens/s");
     report.summary("0 sequences", clock.seconds());
     return {};
   }
@@ -139,8 +150,10 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   const EmbedStats stats = run_embed_job(job, *engine, input, hidden, *writer);
   const double embed_seconds = embed_clock.seconds();
   trace("embed: every batch embedded");
+  facts.phase("embed");  // the engine's start and every batch, written as they come
   writer->commit();
   trace("embed: output written");
+  facts.phase("write");
 
   const unsigned threads = options.threads;
   const std::string what =
@@ -153,6 +166,11 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
                      rate(static_cast<double>(stats.sequences), embed_seconds, "sequences") + ", " +
                      rate(static_cast<double>(stats.tokens), embed_seconds, "tokens") +
                      "; model loaded in " + seconds_text(load_seconds));
+  facts.count("sequences", stats.sequences);
+  facts.count("tokens", stats.tokens);
+  facts.count("batches", stats.batches);
+  facts.device(device, threads);
+  facts.throughput(static_cast<double>(stats.tokens), embed_seconds, "tokens/s");
   return stats;
 }
 

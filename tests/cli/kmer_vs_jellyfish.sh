@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # seqfuse kmer-count against Jellyfish 2 (the peer it replaces): the histogram
-# (`jellyfish histo`) and the sorted dump (`jellyfish dump -c | sort`) must be
-# byte-identical.
+# (`jellyfish histo`), the sorted dump (`jellyfish dump -c | sort`) and the
+# statistics of the saved database (`jellyfish stats`) must be byte-identical.
 #   - k = 15, 21, 31, 45, 63 on real reads: the first 20,000 of
 #     shovill-examples' R1 reads (150 bp), bowtie2-examples' reads_1 (10,000,
 #     up to 354 bp) and its first 1,500 long reads (up to 2.5 kbp); seqfuse
@@ -11,7 +11,7 @@
 #     tests/data/kmer (N runs, IUPAC letters, lowercase, reads shorter than k,
 #     palindromes, homopolymers, CRLF FASTQ, wrapped FASTA);
 #   - the saved database read back (dump, histo with -l/-h/-i, -L/-U as
-#     jellyfish dump -L/-U), --no-canonical as jellyfish count without -C,
+#     jellyfish dump -L/-U, stats with -L/-U and of a database counted with -L), --no-canonical as jellyfish count without -C,
 #     a -m small enough to spill runs to disk, and stdin input.
 # Jellyfish missing is a failure, not a skip: scripts/setup.sh --peers
 # installs it, and the data packages come with scripts/setup.sh --data.
@@ -46,13 +46,14 @@ same() {  # same <what> <expected file> <got file>
   checks=$((checks + 1))
 }
 
-# jellyfish_counts <k> <canonical: -C or ""> <inputs...>: j.histo and j.dump
+# jellyfish_counts <k> <canonical: -C or ""> <inputs...>: j.histo, j.dump and j.stats
 jellyfish_counts() {
   local k=$1 canonical=$2
   shift 2
   jellyfish count $canonical -m "$k" -s 10M -t $threads -o j.jf "$@"
   jellyfish histo j.jf > j.histo
   jellyfish dump -c j.jf | sort > j.dump
+  jellyfish stats j.jf > j.stats
 }
 
 # compare <name> <k> <jellyfish inputs> -- <seqfuse inputs>
@@ -63,9 +64,12 @@ compare() {
   shift
   sf_inputs=("$@")
   jellyfish_counts "$k" -C "${jf_inputs[@]}"
-  "$seqfuse" kmer-count -q -k "$k" -t $threads "${sf_inputs[@]}" --histo s.histo --dump s.dump
+  "$seqfuse" kmer-count -q -k "$k" -t $threads "${sf_inputs[@]}" --histo s.histo --dump s.dump \
+    -o s.kdb
+  "$seqfuse" kmer-count stats -q s.kdb > s.stats
   same "$name k=$k histo" j.histo s.histo
   same "$name k=$k dump" j.dump s.dump
+  same "$name k=$k stats" j.stats s.stats
   echo "ok: $name k=$k ($(wc -l < s.dump) distinct k-mers)"
 }
 
@@ -101,7 +105,18 @@ jellyfish dump -c -L 2 -U 9 j.jf | sort > j.dump_filtered
 same "dump -L 2 -U 9" j.dump_filtered db.dump_filtered
 "$seqfuse" kmer-count -q -k $k -t $threads -L 2 -U 9 shovill_R1.fq.gz --dump count.dump_filtered
 same "count -L 2 -U 9" j.dump_filtered count.dump_filtered
-echo "ok: database dump, histo (-l/-h/-i/-f) and -L/-U filters"
+"$seqfuse" kmer-count stats -q r1.kdb -o db.stats
+jellyfish stats j.jf > j.stats
+same "database stats" j.stats db.stats
+jellyfish stats -L 2 -U 9 j.jf > j.stats_filtered
+"$seqfuse" kmer-count stats -q -L 2 -U 9 r1.kdb > db.stats_filtered
+same "stats -L 2 -U 9" j.stats_filtered db.stats_filtered
+jellyfish count -C -m $k -s 10M -t $threads -L 3 -o j.L3.jf shovill_R1.fq
+jellyfish stats j.L3.jf > j.stats_L3
+"$seqfuse" kmer-count -q -k $k -t $threads -L 3 shovill_R1.fq.gz -o r1_L3.kdb
+"$seqfuse" kmer-count stats -q r1_L3.kdb > db.stats_L3
+same "stats of a database counted with -L 3" j.stats_L3 db.stats_L3
+echo "ok: database dump, histo (-l/-h/-i/-f), stats and -L/-U filters"
 
 # Stdin input; a memory cap small enough that runs spill to disk (k=63: two
 # words a k-mer, so -m 0.05 holds fewer of them).
@@ -117,9 +132,12 @@ echo "ok: spilled runs ($(grep -o '[0-9]* runs ([0-9]* spilled)' spill.log)) and
 # Both strands counted apart: jellyfish count without -C.
 for k in 21 32; do
   jellyfish_counts $k "" bowtie_reads_1.fq
-  "$seqfuse" kmer-count -q -k $k -t $threads --no-canonical "$bowtie_reads" --histo s.histo --dump s.dump
+  "$seqfuse" kmer-count -q -k $k -t $threads --no-canonical "$bowtie_reads" --histo s.histo \
+    --dump s.dump -o s.kdb
+  "$seqfuse" kmer-count stats -q s.kdb > s.stats
   same "--no-canonical k=$k histo" j.histo s.histo
   same "--no-canonical k=$k dump" j.dump s.dump
+  same "--no-canonical k=$k stats" j.stats s.stats
 done
 echo "ok: --no-canonical"
 
