@@ -8,7 +8,6 @@
 #include "bwt/bwt_run.hpp"
 #include "cli/subcommand.hpp"
 #include "core/report.hpp"
-#include "gpu/runtime.hpp"
 
 namespace seqfuse::cli {
 namespace {
@@ -53,14 +52,8 @@ Subcommand add_bwt(CLI::App& parent) {
             bwt::validate(options);
             options.threads = resolve_threads(config->common.threads);
             const DeviceSpec::Kind device = parse_device_spec(config->common.device).kind;
-            // The staged copies' blocks are pinned in the background from
-            // the moment the device is up: the rows come out through them.
             if (device != DeviceSpec::Kind::kCpu)
-              options.choose_device = [common = config->common] {
-                DeviceChoice chosen = choose_device(common);
-                if (chosen.gpu) gpu::prepare_staged_copies();
-                return chosen;
-              };
+              options.choose_device = [common = config->common] { return choose_device(common); };
             options.gpu_required = device == DeviceSpec::Kind::kGpu;
             JsonReport json(config->common.json, false);  // the index files are never stdout
             Reporter report("bwt", config->common.quiet);

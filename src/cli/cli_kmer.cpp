@@ -117,42 +117,38 @@ int run_count(const CountConfig& config) {
   return 0;
 }
 
+// A database sub-action (`job` over `options`) with its --json report,
+// refused up front when the report and the output would share stdout.
+template <class Options, class Job>
+int run_db_action(const char* action, bool quiet, const std::string& json_path,
+                  const Options& options, Job job) {
+  Reporter report("kmer-count", quiet);
+  JsonReport json(json_path, is_stdout(options.output));
+  (void)job(options, report);
+  json.write(report_source(std::string("kmer-count ") + action), report.facts());
+  return 0;
+}
+
 int run_dump(const DumpConfig& config) {
-  Reporter report("kmer-count", config.quiet);
   kmer::DumpOptions options = config.options;
   options.lower_count = count_bound(config.lower, "-L/--lower-count");
   options.upper_count = count_bound(config.upper, "-U/--upper-count");
-  JsonReport json(config.json, is_stdout(options.output));
-  (void)kmer::run_dump_job(options, report);
-  json.write(report_source("kmer-count dump"), report.facts());
-  return 0;
+  return run_db_action("dump", config.quiet, config.json, options, kmer::run_dump_job);
 }
 
 int run_histo(const HistoConfig& config) {
-  Reporter report("kmer-count", config.quiet);
-  JsonReport json(config.json, is_stdout(config.options.output));
-  (void)kmer::run_histo_job(config.options, report);
-  json.write(report_source("kmer-count histo"), report.facts());
-  return 0;
+  return run_db_action("histo", config.quiet, config.json, config.options, kmer::run_histo_job);
 }
 
 int run_query(const QueryConfig& config) {
-  Reporter report("kmer-count", config.quiet);
-  JsonReport json(config.json, is_stdout(config.options.output));
-  (void)kmer::run_query_job(config.options, report);
-  json.write(report_source("kmer-count query"), report.facts());
-  return 0;
+  return run_db_action("query", config.quiet, config.json, config.options, kmer::run_query_job);
 }
 
 int run_stats(const StatsConfig& config) {
-  Reporter report("kmer-count", config.quiet);
   kmer::StatsOptions options = config.options;
   options.lower_count = count_bound(config.lower, "-L/--lower-count");
   options.upper_count = count_bound(config.upper, "-U/--upper-count");
-  JsonReport json(config.json, is_stdout(options.output));
-  (void)kmer::run_stats_job(options, report);
-  json.write(report_source("kmer-count stats"), report.facts());
-  return 0;
+  return run_db_action("stats", config.quiet, config.json, options, kmer::run_stats_job);
 }
 
 // `verb` says what the bounds do: "Keep" (the dump, the database), "Only" (stats).

@@ -42,6 +42,19 @@ class TextLines {
   const char* end_;
 };
 
+// Appends the sequence lines of `lines` up to the next header line (or the
+// end) to `bases`: blank lines add nothing, bytes are stored as they stand,
+// and a line with a byte below 0x09 throws RecordSyntaxError.
+template <class Lines, class Bases>
+void append_sequence_lines(Lines& lines, Bases& bases) {
+  std::string_view line;
+  for (int c = lines.peek(); c >= 0 && c != '>'; c = lines.peek()) {
+    (void)lines.take_lines(&line, 1);
+    if (has_binary_bytes(line)) throw RecordSyntaxError{"binary data in sequence"};
+    bases.insert(bases.end(), line.begin(), line.end());
+  }
+}
+
 // Appends one FASTA record from `lines` to `batch` and returns true, or
 // returns false when only blank lines are left. A record is a '>' header line
 // and the lines after it up to the next line that starts with '>': blank lines
@@ -58,13 +71,7 @@ bool parse_fasta_record(Lines& lines, SequenceBatch& batch) {
   // ends where the next line starts with '>'.
   if (line.front() != '>') throw RecordSyntaxError{"expected '>' line, found " + quoted(line)};
   append_header(batch, line.substr(1));
-  for (;;) {  // sequence lines up to the next header
-    const int c = lines.peek();
-    if (c < 0 || c == '>') break;
-    (void)lines.take_lines(&line, 1);
-    if (has_binary_bytes(line)) throw RecordSyntaxError{"binary data in sequence"};
-    batch.bases.insert(batch.bases.end(), line.begin(), line.end());
-  }
+  append_sequence_lines(lines, batch.bases);
   batch.commit_record();
   return true;
 }

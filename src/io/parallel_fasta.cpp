@@ -147,14 +147,11 @@ struct ParsedSlice {
 // tail, by parse_fasta_record's rule for sequence lines), then its records.
 void parse_slice(std::string_view part, ParsedSlice& slice) {
   TextLines lines(part);
-  std::string_view line;
-  for (int c = lines.peek(); c >= 0 && c != '>'; c = lines.peek()) {
-    (void)lines.take_lines(&line, 1);
-    if (has_binary_bytes(line)) {
-      slice.bad_tail = "binary data in sequence";
-      return;
-    }
-    slice.tail.insert(slice.tail.end(), line.begin(), line.end());
+  try {
+    append_sequence_lines(lines, slice.tail);
+  } catch (const RecordSyntaxError& bad) {
+    slice.bad_tail = bad.what;
+    return;
   }
   try {
     parse_fasta_lines(lines, slice.batch);
