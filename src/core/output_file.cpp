@@ -409,11 +409,22 @@ void OutputFile::commit() {
     throw Error("cannot write '" + path_ + "': " + errno_text());
   }
   fd_ = -1;
-  // Onto the link's target: a link given as -o stays a link.
+  // Onto the link's target: a link given as -o stays a link. An existing
+  // file is first renamed aside and removed after: ext4 writes a file's
+  // blocks out at once when it is renamed over another (auto_da_alloc), which
+  // took 0.42 s for 1.2 GB where this takes 0.05-0.1 s
+  // (scripts/probe-rename-cost.py). For an instant the path names no file.
+  const std::string aside = temp_path_ + ".replaced";
+  struct stat existing {};
+  const bool moved_aside = ::stat(target_.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
+                           ::rename(target_.c_str(), aside.c_str()) == 0;
   if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
+    const std::string why = errno_text();
+    if (moved_aside) (void)::rename(aside.c_str(), target_.c_str());  // the old file back
     committed_ = false;
-    throw Error("cannot rename output onto '" + path_ + "': " + errno_text());
+    throw Error("cannot rename output onto '" + path_ + "': " + why);
   }
+  if (moved_aside) (void)::unlink(aside.c_str());
   release_cleanup_slot(cleanup_slot_);
   cleanup_slot_ = -1;
 }

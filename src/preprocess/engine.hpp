@@ -73,6 +73,10 @@ struct TrimTally {
   }
 };
 
+// Records (pairs) per chunk for the CPU engine: fastp's pack size. The
+// output does not depend on it.
+constexpr std::size_t kCpuChunkRecords = 1000;
+
 class TrimEngine {
  public:
   virtual ~TrimEngine() = default;
@@ -83,9 +87,6 @@ class TrimEngine {
   // counts to `tally`. May edit the chunks' bases (base correction).
   // Called from several worker threads at once, one chunk each.
   virtual void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) = 0;
-  // Records (pairs) per chunk the run should hand over; the output does
-  // not depend on it.
-  [[nodiscard]] virtual std::size_t chunk_records() const { return 1000; }
   // After the last chunk: adds what the engine kept to itself (the GPU
   // engine's device-side counts) to `tally`.
   virtual void finish(TrimTally& tally) { (void)tally; }

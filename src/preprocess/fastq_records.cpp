@@ -91,6 +91,26 @@ bool FastqRecordReader::next_line(std::string_view& line) {
   }
 }
 
+// What is wrong with a record's sequence, '+' and quality lines (without
+// their line ends), or an empty string. Both readers name file and record.
+std::string record_problem(std::string_view seq, std::string_view plus, std::string_view qual) {
+  if (plus.empty() || plus.front() != '+') return "expected a '+' line, found " + shown(plus);
+  if (qual.size() != seq.size())
+    return "quality length " + std::to_string(qual.size()) + " differs from sequence length " +
+           std::to_string(seq.size());
+  if (!all_phred33(qual)) {
+    const std::size_t i = first_outside_phred33(qual);
+    return "quality character " + shown(qual.substr(i, 1)) + " at position " +
+           std::to_string(i + 1) + " is outside phred+33 ('!' to '~')";
+  }
+  return {};
+}
+
+// fastp's -6: phred+64 becomes phred+33 (q - 31, at least '!').
+void phred64_to_33(char* qual, std::size_t length) {
+  for (std::size_t i = 0; i < length; ++i) qual[i] = static_cast<char>(std::max(33, qual[i] - 31));
+}
+
 bool FastqRecordReader::next(ReadChunk& chunk) {
   std::string_view line;
   do {  // blank lines between records are allowed
@@ -107,32 +127,82 @@ bool FastqRecordReader::next(ReadChunk& chunk) {
   r.header = append(line);
   r.header_length = static_cast<std::uint32_t>(line.size());
   if (!next_line(line)) fail("file ends inside a record");
-  const std::size_t seq_length = line.size();
   r.seq = append(line);
+  r.length = static_cast<std::uint32_t>(line.size());
   if (!next_line(line)) fail("file ends inside a record");
-  if (line.empty() || line.front() != '+') fail("expected a '+' line, found " + shown(line));
   r.plus = append(line);
   r.plus_length = static_cast<std::uint32_t>(line.size());
-  if (!next_line(line)) fail("file ends inside a record (no quality line)");
-  if (line.size() != seq_length) {
+  const std::string_view plus(text.data() + r.plus, r.plus_length);
+  if (plus.empty() || plus.front() != '+') {
+    const std::string problem = record_problem({}, plus, {});
     text.resize(r.header);
-    fail("quality length " + std::to_string(line.size()) + " differs from sequence length " +
-         std::to_string(seq_length));
+    fail(problem);
   }
-  if (!all_phred33(line)) {
-    const std::size_t i = first_outside_phred33(line);
+  if (!next_line(line)) {
     text.resize(r.header);
-    fail("quality character " + shown(line.substr(i, 1)) + " at position " + std::to_string(i + 1) +
-         " is outside phred+33 ('!' to '~')");
+    fail("file ends inside a record (no quality line)");
+  }
+  const std::string problem =
+      record_problem(std::string_view(text.data() + r.seq, r.length), plus, line);
+  if (!problem.empty()) {
+    text.resize(r.header);
+    fail(problem);
   }
   r.qual = append(line);
-  if (phred64_)
-    for (std::size_t i = r.qual; i < text.size(); ++i)
-      text[i] = static_cast<char>(std::max(33, text[i] - 31));
-  r.length = static_cast<std::uint32_t>(seq_length);
+  if (phred64_) phred64_to_33(text.data() + r.qual, r.length);
   chunk.records.push_back(r);
   ++records_;
   return true;
+}
+
+void parse_records(ReadChunk& chunk, const std::string& name, bool phred64) {
+  chunk.records.clear();
+  std::string& text = chunk.text;
+  std::size_t at = 0;
+  const auto fail = [&](const std::string& what) {
+    throw Error(what + ", " + name + " record " +
+                std::to_string(chunk.first_record + chunk.records.size() + 1));
+  };
+  // The next line from `at` without its line end; false at the end of the text.
+  const auto next_line = [&](std::size_t& begin, std::size_t& length) {
+    if (at >= text.size()) return false;
+    const void* found = std::memchr(text.data() + at, '\n', text.size() - at);
+    const std::size_t end =
+        found ? static_cast<std::size_t>(static_cast<const char*>(found) - text.data())
+              : text.size();
+    begin = at;
+    length = end - at;
+    if (length > 0 && text[end - 1] == '\r') --length;
+    at = found ? end + 1 : end;
+    return true;
+  };
+  std::size_t begin[4], length[4];
+  while (next_line(begin[0], length[0])) {
+    // FastqSlicer left no blank lines between records.
+    if (length[0] == 0 || text[begin[0]] != '@')
+      fail("expected a FASTQ header ('@' line), found " +
+           shown(std::string_view(text.data() + begin[0], length[0])));
+    if (!next_line(begin[1], length[1]) || !next_line(begin[2], length[2]))
+      fail("file ends inside a record");
+    const std::string_view plus(text.data() + begin[2], length[2]);
+    if (plus.empty() || plus.front() != '+') fail(record_problem({}, plus, {}));
+    if (!next_line(begin[3], length[3])) fail("file ends inside a record (no quality line)");
+    const std::string problem =
+        record_problem(std::string_view(text.data() + begin[1], length[1]), plus,
+                       std::string_view(text.data() + begin[3], length[3]));
+    if (!problem.empty()) fail(problem);
+    if (text.size() > 0xffffffffu) fail("chunk of records over 4 GiB");
+    FastqRecord r;
+    r.header = static_cast<std::uint32_t>(begin[0]);
+    r.header_length = static_cast<std::uint32_t>(length[0]);
+    r.seq = static_cast<std::uint32_t>(begin[1]);
+    r.plus = static_cast<std::uint32_t>(begin[2]);
+    r.plus_length = static_cast<std::uint32_t>(length[2]);
+    r.qual = static_cast<std::uint32_t>(begin[3]);
+    r.length = static_cast<std::uint32_t>(length[1]);
+    if (phred64) phred64_to_33(text.data() + r.qual, r.length);
+    chunk.records.push_back(r);
+  }
 }
 
 }  // namespace seqfuse::preprocess

@@ -80,4 +80,11 @@ class FastqRecordReader {
   bool phred64_ = false;
 };
 
+// Fills chunk.records from chunk.text holding whole FASTQ records as they
+// stand in the file, line ends included (FastqSlicer's chunks): offsets point
+// into the text, nothing is copied. The same checks and messages as
+// FastqRecordReader::next, records numbered from chunk.first_record + 1;
+// `name` is the file's display name.
+void parse_records(ReadChunk& chunk, const std::string& name, bool phred64 = false);
+
 }  // namespace seqfuse::preprocess

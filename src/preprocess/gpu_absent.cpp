@@ -10,6 +10,10 @@ bool gpu_trim_engine_compiled() noexcept {
   return false;
 }
 
+std::size_t gpu_trim_chunk_records() {
+  return kCpuChunkRecords;
+}
+
 std::unique_ptr<TrimEngine> make_gpu_trim_engine(const TrimPlan&, int) {
   no_gpu_backend();
 }

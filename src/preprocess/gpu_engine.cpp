@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <memory_resource>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -110,7 +110,6 @@ class GpuTrimEngine final : public TrimEngine {
   }
 
   [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(device_); }
-  [[nodiscard]] std::size_t chunk_records() const override { return chunk_records_; }
 
   void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) override {
     if (reads.size() == 0) return;
@@ -307,7 +306,6 @@ class GpuTrimEngine final : public TrimEngine {
   kernel::PipelineParams params_;
   gpu::DeviceBuffer adapters_[2], fasta_bases_, fasta_offsets_;
   std::unique_ptr<Lane> lanes_[kLanes];
-  std::size_t chunk_records_ = gpu_chunk_records();
   std::mutex mutex_;
   std::condition_variable free_lane_;
 };
@@ -316,6 +314,10 @@ class GpuTrimEngine final : public TrimEngine {
 
 bool gpu_trim_engine_compiled() noexcept {
   return true;
+}
+
+std::size_t gpu_trim_chunk_records() {
+  return gpu_chunk_records();
 }
 
 std::unique_ptr<TrimEngine> make_gpu_trim_engine(const TrimPlan& plan, int device_index) {

@@ -22,6 +22,10 @@ namespace seqfuse::preprocess {
 [[nodiscard]] std::string gpu_trim_refusal(const TrimPlan& plan);
 
 // An engine on device `device_index` (already the calling thread's device).
+// Records (pairs) per chunk the GPU engine works best with (the CPU's are
+// kCpuChunkRecords); the output does not depend on it.
+[[nodiscard]] std::size_t gpu_trim_chunk_records();
+
 [[nodiscard]] std::unique_ptr<TrimEngine> make_gpu_trim_engine(const TrimPlan& plan,
                                                                int device_index);
 

@@ -21,6 +21,7 @@
 #include "preprocess/gpu_engine.hpp"
 #include "preprocess/gzip_member.hpp"
 #include "preprocess/input_evaluation.hpp"
+#include "preprocess/read_source.hpp"
 #include "preprocess/report/duplication.hpp"
 #include "preprocess/report/html_report.hpp"
 #include "preprocess/report/json_report.hpp"
@@ -33,8 +34,6 @@ namespace {
 // chunk are the engine's (fastp's pack size, 1000, on the CPU); output
 // order does not depend on it.
 constexpr std::size_t kChunksPerThread = 4;
-// Long reads end a chunk early: its offsets are 32-bit.
-constexpr std::size_t kChunkBytes = std::size_t{256} << 20;
 
 enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kOverlapped, kStreams };
 
@@ -42,10 +41,6 @@ enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kOverlapped, kStrea
 struct Sink {
   std::unique_ptr<OutputFile> file;
   bool gzip = false;
-};
-
-struct Slot {
-  ReadChunk reads, mates;
 };
 
 // What one chunk adds to the outputs. Apart from the reads (Slot), so that
@@ -80,183 +75,6 @@ std::string ChunkOutput::*stream_text(int stream) {
       return &ChunkOutput::failed;
   }
 }
-
-// Reads the input as chunks of records, or of pairs (two files, or one
-// interleaved file), checking that the mates keep step.
-class ReadSource {
- public:
-  // `duplication` (nullable) sees every record (pair) as it is read: in
-  // input order, so which copy of a duplicate counts as the first is
-  // fastp's with one worker (-w 1), whatever -w is here.
-  ReadSource(const TrimOptions& o, Duplication* duplication, std::size_t chunk_records)
-      : chunk_records_(chunk_records),
-        interleaved_(o.interleaved_in),
-        duplication_(duplication),
-        limit_(o.reads_to_process > 0 ? static_cast<std::uint64_t>(o.reads_to_process) : 0),
-        reader1_(o.stdin_input ? std::string("-") : o.in1, o.phred64),  // "-" is stdin too
-        reader2_(o.in2.empty() ? nullptr : std::make_unique<FastqRecordReader>(o.in2, o.phred64)) {}
-
-  [[nodiscard]] bool paired() const { return interleaved_ || reader2_ != nullptr; }
-
-  // Fills `slot` with up to kChunkRecords records (pairs); false when none were left.
-  bool fill(Slot& slot) {
-    slot.reads.clear();
-    slot.mates.clear();
-    slot.reads.first_record = slot.mates.first_record = records_;
-    // --reads_to_process: the first N reads (pairs); the rest is not read.
-    while (slot.reads.size() < chunk_records_ && slot.reads.text.size() < kChunkBytes &&
-           slot.mates.text.size() < kChunkBytes && (limit_ == 0 || records_ < limit_) && next(slot))
-      ++records_;
-    return slot.reads.size() > 0;
-  }
-
-  // Fills the group's slots from the front; returns how many got records.
-  // Pairs in two files, unless duplicates are marked here (-D), are read
-  // on two threads: read 1 sizes each chunk, read 2 follows on its own.
-  std::size_t fill_group(std::vector<Slot>& group) {
-    if (reader2_ == nullptr || interleaved_ || duplication_ != nullptr) {
-      std::size_t n = 0;
-      while (n < group.size() && fill(group[n])) ++n;
-      return n;
-    }
-    return fill_two_files(group);
-  }
-
-  [[nodiscard]] std::uint64_t records() const { return records_; }
-  [[nodiscard]] const std::string& name1() const { return reader1_.display_name(); }
-
- private:
-  // Read 2's records for the chunk sizes read 1 publishes, until it is done.
-  struct Published {
-    std::mutex mutex;
-    std::condition_variable more;
-    std::vector<std::size_t> sizes;
-    bool done = false;
-    void add(std::size_t n) {
-      {
-        const std::lock_guard lock(mutex);
-        sizes.push_back(n);
-      }
-      more.notify_one();
-    }
-    void finish() {
-      {
-        const std::lock_guard lock(mutex);
-        done = true;
-      }
-      more.notify_one();
-    }
-    // The size of chunk k; 0 once read 1 is done without it.
-    std::size_t wait_for(std::size_t k) {
-      std::unique_lock lock(mutex);
-      more.wait(lock, [&] { return sizes.size() > k || done; });
-      return sizes.size() > k ? sizes[k] : 0;
-    }
-  };
-
-  void read_mates(std::vector<Slot>& group, Published& published) {
-    for (std::size_t k = 0; k < group.size(); ++k) {
-      const std::size_t want = published.wait_for(k);
-      if (want == 0) return;
-      ReadChunk& mates = group[k].mates;
-      mates.clear();
-      mates.first_record = group[k].reads.first_record;
-      for (std::size_t i = 0; i < want; ++i) {
-        if (!reader2_->next(mates))
-          throw Error("read 2 input has fewer reads than read 1, " + reader2_->display_name() +
-                      " ends after record " + std::to_string(reader2_->records()) + " (" +
-                      reader1_.display_name() + " goes on)");
-        // Offsets are 32-bit; read 1 keeps its chunks under kChunkBytes.
-        if (mates.text.size() > 15 * kChunkBytes)
-          throw Error("read 2 records too long for one chunk, " + reader2_->display_name() +
-                      " record " + std::to_string(reader2_->records()));
-      }
-    }
-  }
-
-  std::size_t fill_two_files(std::vector<Slot>& group) {
-    Published published;
-    std::future<void> mates = std::async(std::launch::async, [&] { read_mates(group, published); });
-    std::size_t n = 0;
-    bool ended = false;  // read 1's input ended (not --reads_to_process)
-    try {
-      while (n < group.size() && !ended && (limit_ == 0 || records_ < limit_)) {
-        ReadChunk& reads = group[n].reads;
-        reads.clear();
-        reads.first_record = records_;
-        while (reads.size() < chunk_records_ && reads.text.size() < kChunkBytes &&
-               (limit_ == 0 || records_ < limit_)) {
-          if (!reader1_.next(reads)) {
-            ended = true;
-            break;
-          }
-          ++records_;
-        }
-        if (reads.size() == 0) break;
-        published.add(reads.size());
-        ++n;
-      }
-    } catch (...) {
-      // Read 2's error, when it has one, comes from an earlier record.
-      published.finish();
-      mates.get();
-      throw;
-    }
-    published.finish();
-    mates.get();
-    if (ended) {
-      ReadChunk rest;
-      if (reader2_->next(rest))
-        throw Error("read 1 input has fewer reads than read 2, " + reader1_.display_name() +
-                    " ends after record " + std::to_string(reader1_.records()) + " (" +
-                    reader2_->display_name() + " goes on)");
-    }
-    return n;
-  }
-
-  bool next(Slot& slot) {
-    const bool got = next_record(slot);
-    if (got && duplication_) {
-      FastqRecord& r1 = slot.reads.records.back();
-      if (paired()) {
-        const FastqRecord& r2 = slot.mates.records.back();
-        r1.duplicate = duplication_->check_pair(slot.reads.seq(r1), slot.mates.seq(r2));
-      } else {
-        r1.duplicate = duplication_->check_read(slot.reads.seq(r1));
-      }
-    }
-    return got;
-  }
-
-  bool next_record(Slot& slot) {
-    const bool got1 = reader1_.next(slot.reads);
-    if (interleaved_) {
-      if (got1 && !reader1_.next(slot.mates))
-        throw Error("interleaved input ends with a read 1 that has no read 2, " +
-                    reader1_.display_name() + " record " + std::to_string(reader1_.records()));
-      return got1;
-    }
-    if (!reader2_) return got1;
-    const bool got2 = reader2_->next(slot.mates);
-    if (got1 && !got2)
-      throw Error("read 2 input has fewer reads than read 1, " + reader2_->display_name() +
-                  " ends after record " + std::to_string(reader2_->records()) + " (" +
-                  reader1_.display_name() + " goes on)");
-    if (!got1 && got2)
-      throw Error("read 1 input has fewer reads than read 2, " + reader1_.display_name() +
-                  " ends after record " + std::to_string(reader1_.records()) + " (" +
-                  reader2_->display_name() + " goes on)");
-    return got1;
-  }
-
-  std::size_t chunk_records_;
-  bool interleaved_;
-  Duplication* duplication_;
-  std::uint64_t limit_;
-  FastqRecordReader reader1_;
-  std::unique_ptr<FastqRecordReader> reader2_;
-  std::uint64_t records_ = 0;
-};
 
 // fastp's adapter choice (main.cpp and Options::validate): given, detected
 // (single-end by default, paired-end with --detect_adapter_for_pe), or none;
@@ -415,9 +233,6 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     duplication = std::make_unique<Duplication>(accuracy);
   }
   plan.dedup = options.dedup;
-  const DeviceChoice device = device_choice.get();
-  trace("fastq-trim: device chosen");
-  const std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, report);
 
   const unsigned threads = resolve_threads(options.threads);
   const int length2 = options.interleaved_in ? glance1.read_length : glance2.read_length;
@@ -445,11 +260,28 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
     }
     on_workers->add(tally);
   };
-  ReadSource source(options, in_order, engine->chunk_records());
+  // The first group is read while the GPU starts (0.2-0.3 s), in the chunks
+  // of the engine the device most likely brings (the output does not depend
+  // on them).
+  const bool gpu_likely =
+      options.choose_device && gpu_trim_engine_compiled() && gpu_trim_refusal(plan).empty();
+  ReadSource source(options, in_order, gpu_likely ? gpu_trim_chunk_records() : kCpuChunkRecords);
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
   std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
-  const auto fill_group = [&source](std::vector<Slot>& group) { return source.fill_group(group); };
-  std::size_t filled = fill_group(groups[0]);
+  double reader_busy = 0;  // seconds the reading threads took, for SEQFUSE_TRACE
+  // An error to throw once a group's records are checked (read_source.hpp).
+  std::exception_ptr after_group[2];
+  const auto fill_group = [&source, &reader_busy, &groups, &after_group](int g) {
+    const Stopwatch busy;
+    const std::size_t n = source.fill_group(groups[g], after_group[g]);
+    reader_busy += busy.seconds();  // one fill at a time (the loop waits for it)
+    return n;
+  };
+  std::future<std::size_t> first_group = std::async(std::launch::async, fill_group, 0);
+  const DeviceChoice device = device_choice.get();
+  trace("fastq-trim: device chosen");
+  const std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, report);
+  std::size_t filled = first_group.get();
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
 
   // Which streams each writing lane writes: a lane of its own for each file
@@ -483,27 +315,45 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   // Declared after the sinks and texts it writes: on the way out of an
   // error it is destroyed first, so its lanes end before they go.
   WriteBehind writer(kGroupTexts, lane_streams.size(), write_text);
+  // Where the loop waits, for SEQFUSE_TRACE: on the writer, trimming, or on
+  // the reading of the next group (whichever stage bounds the pipeline).
+  double waited_writer = 0, trimming = 0, waited_reader = 0;
+  std::size_t groups_done = 0;
   for (int current = 0; filled > 0; current ^= 1) {
     std::vector<Slot>& group = groups[current];
     // The next group is read while this one is trimmed.
-    std::future<std::size_t> next =
-        std::async(std::launch::async, fill_group, std::ref(groups[current ^ 1]));
+    std::future<std::size_t> next = std::async(std::launch::async, fill_group, current ^ 1);
     try {
+      Stopwatch stage;
       const std::size_t buffer = writer.acquire();
+      waited_writer += stage.seconds();
+      const Stopwatch trimmed;
       GroupText& text = texts[buffer];
       text.filled = filled;
+      // Each chunk's error is kept, so that the first in input order is the
+      // one reported whichever worker met it first.
+      std::vector<std::exception_ptr> chunk_errors(filled);
       parallel_chunks(filled, 1, threads, [&](unsigned worker, std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
           Slot& slot = group[i];
           ChunkText& out = text.chunks[i];
           out.text.clear();
-          estimate(slot);
-          engine->trim(slot.reads, paired ? &slot.mates : nullptr, out.text, tallies[worker]);
-          for (int s = 0; s < kStreams; ++s)
-            if (sinks[static_cast<std::size_t>(s)].gzip)
-              compressors[worker]->compress(out.text.*stream_text(s), out.members[s]);
+          try {
+            source.parse(slot);
+            estimate(slot);
+            engine->trim(slot.reads, paired ? &slot.mates : nullptr, out.text, tallies[worker]);
+            for (int s = 0; s < kStreams; ++s)
+              if (sinks[static_cast<std::size_t>(s)].gzip)
+                compressors[worker]->compress(out.text.*stream_text(s), out.members[s]);
+          } catch (...) {
+            chunk_errors[i] = std::current_exception();
+          }
         }
       });
+      for (const std::exception_ptr& error : chunk_errors)
+        if (error) std::rethrow_exception(error);
+      if (after_group[current]) std::rethrow_exception(after_group[current]);
+      trimming += trimmed.seconds();
       writer.submit(buffer);
     } catch (...) {
       try {
@@ -512,10 +362,18 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
       }
       throw;
     }
+    const Stopwatch reading;
     filled = next.get();
+    waited_reader += reading.seconds();
+    ++groups_done;
     report.progress(std::to_string(source.records()) + (paired ? " pairs" : " reads") + " read");
   }
+  trace("fastq-trim: " + std::to_string(groups_done) + " groups: waited " +
+        std::to_string(waited_writer) + " s on the writer, trimmed " + std::to_string(trimming) +
+        " s, waited " + std::to_string(waited_reader) + " s on the reader (busy " +
+        std::to_string(reader_busy) + " s)");
   writer.finish();
+  trace("fastq-trim: writer finished");
   engine->finish(tallies[0]);
   trace("fastq-trim: reads trimmed and written");
 
