@@ -51,13 +51,15 @@ normalized() {
 # $work/NAME.2 with T=2 ($T is the thread count; $SF the binary), then
 # compares every file the two runs left.
 twice() {
-  local name=$1 cmd=$2 t dir f
+  local name=$1 cmd=$2 t dir f rc
   cases=$((cases + 1))
   for t in 1 2; do
     dir="$work/$name.$t"
     mkdir "$dir"
-    if ! (cd "$dir" && T=$t SF="$seqfuse" bash -c "set -eo pipefail; $cmd" >stdout 2>"$work/$name.$t.err"); then
-      echo "FAIL $name (-t $t): exit status $?: $cmd"; sed 's/^/    | /' "$work/$name.$t.err" | head -5
+    rc=0
+    (cd "$dir" && T=$t SF="$seqfuse" bash -c "set -eo pipefail; $cmd" >stdout 2>"$work/$name.$t.err") || rc=$?
+    if [ $rc -ne 0 ]; then
+      echo "FAIL $name (-t $t): exit status $rc: $cmd"; sed 's/^/    | /' "$work/$name.$t.err" | head -5
       failed=$((failed + 1)); return
     fi
   done
