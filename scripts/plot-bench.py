@@ -84,12 +84,17 @@ def plot(rows, output):
 
     machines = sorted({r["machine"] for r in rows})
     dates = sorted({r["date"] for r in rows})
-    fig.suptitle("seqfuse against each peer, per workload", fontsize=12, x=0.02, ha="left")
-    ax.set_title(f"seqfuse on one GPU ({', '.join(machines)}; 16 cores), each peer on the same "
-                 f"machine in the same run\nrecorded {dates[0]} to {dates[-1]}: "
-                 "bench/results/summary.tsv names each results file",
-                 fontsize=8, loc="left")
-    fig.tight_layout()
+    # Passes timed (embed) rather than whole processes, where a row's dataset says so.
+    passes = sorted({r["workload"] for r in rows if "forward pass" in r["dataset"]})
+    timed = "whole processes, medians" + (f" ({', '.join(passes)}: forward passes)" if passes else "")
+    # Title and subtitle span the figure (left-aligned), not just the axes.
+    fig.text(0.01, 0.985, "seqfuse against each peer, per workload", fontsize=12, va="top")
+    fig.text(0.01, 0.935,
+             f"seqfuse on one GPU ({', '.join(machines)}; 16 cores), each peer on the same "
+             f"machine in the same run\n{timed}; recorded {dates[0]} to {dates[-1]}; "
+             "each row's results file: bench/results/summary.tsv",
+             fontsize=8, va="top", color="#333333")
+    fig.tight_layout(rect=(0, 0, 1, 0.86))
     fig.savefig(output, format="svg", metadata={"Date": None})
     plt.close(fig)
 
