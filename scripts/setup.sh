@@ -12,6 +12,7 @@ packages=(build-essential cmake ninja-build pkg-config git
           nlohmann-json3-dev libopenblas-dev libhdf5-dev libdivsufsort-dev
           hdf5-tools  # h5ls, which the README's embed example runs
           jq  # reads the --json run report in the README's example
+          python3-matplotlib  # scripts/plot-bench.py draws the README's chart (ctest plot_bench)
           help2man lintian)  # man pages at build time; scripts/ci-package.sh checks the .deb
 peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf multiqc)
 # Libraries that peer drivers are built from (scripts/build-seqan3-driver.sh); with
