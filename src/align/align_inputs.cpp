@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "align/db_part.hpp"
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
@@ -36,6 +37,21 @@ EncodedSequences encode(const ScoringScheme& scheme, const io::SequenceBatch& ba
     throw Error(path + ": " + e.what());
   }
   return encoded;
+}
+
+// The records of `range` alone, in a batch of their own; the rest are
+// freed before anything is encoded. The part is chosen by the lengths of
+// every record, so the whole file is read first (a file may be stdin, read
+// once).
+io::SequenceBatch keep_records(io::SequenceBatch&& batch, TargetRange range) {
+  if (range.begin == 0 && range.end == batch.size()) return std::move(batch);
+  io::SequenceBatch part(large_buffer_resource());
+  part.format = batch.format;
+  part.first_record = batch.first_record + range.begin;
+  part.bases.reserve(batch.offsets[range.end] - batch.offsets[range.begin]);
+  if (batch.has_quality()) part.quals.reserve(part.bases.capacity());
+  for (std::uint32_t k = range.begin; k < range.end; ++k) part.push_back_from(batch, k);
+  return part;
 }
 
 // Size of a regular file, or 0 (a pipe, stdin, an error: reported later).
@@ -115,6 +131,12 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
     });
   io::SequenceBatch query_batch = read_sequences(config.query, query_threads);
   io::SequenceBatch target_batch = two_files ? target_read.get() : io::SequenceBatch();
+  std::size_t target_first = 0;
+  if (!config.db_part.empty()) {
+    const TargetRange range = db_part_range(target_batch.offsets, parse_db_part(config.db_part));
+    target_first = range.begin;
+    target_batch = keep_records(std::move(target_batch), range);
+  }
   if (config.pairs && target_batch.size() != query_batch.size())
     throw Error("--pairs: TARGET '" + config.target + "' has " +
                 std::to_string(target_batch.size()) + " records, QUERY '" + config.query +
@@ -130,8 +152,8 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
   EncodedSequences targets =
       two_files ? encode(*scheme, target_batch, config.target, threads) : EncodedSequences(*scheme);
   trace("align: inputs encoded");
-  return {std::move(query_batch), std::move(target_batch), std::move(scheme), std::move(queries),
-          std::move(targets)};
+  return {std::move(query_batch), std::move(target_batch), target_first,
+          std::move(scheme),      std::move(queries),      std::move(targets)};
 }
 
 }  // namespace seqfuse::align
