@@ -14,6 +14,15 @@ std::string display(const std::string& path) {
   return path == "-" ? "stdin" : path;
 }
 
+// 'path', built by appending: GCC 12 warns (-Wrestrict, a false positive)
+// on "'" + std::string temporaries.
+std::string quoted(const std::string& path) {
+  std::string text = "'";
+  text += display(path);
+  text += '\'';
+  return text;
+}
+
 std::string where(const ShardText& part, std::size_t line) {
   return ", " + display(part.path) + ":" + std::to_string(line);
 }
@@ -63,13 +72,13 @@ void check_same_queries(const std::vector<ShardText>& parts,
     }
     const ShardText& a = parts[*first];
     const ShardText& b = parts[p];
-    const std::string differ = "holds other queries than '" + display(a.path) +
-                               "': the parts of one search over one QUERY file are merged";
+    const std::string one_search = ": the parts of one search over one QUERY file are merged";
     if (split[p].count != split[*first].count)
-      throw Error(std::to_string(split[p].count) + " queries where '" + display(a.path) + "' has " +
-                  std::to_string(split[*first].count) +
-                  ": the parts of one search over one QUERY file are merged" +
+      throw Error(quoted(b.path) + " has " + std::to_string(split[p].count) + " queries where " +
+                  quoted(a.path) + " has " + std::to_string(split[*first].count) + one_search +
                   where(b, b.hits.back().line_number));
+    const std::string differ =
+        quoted(b.path) + " holds other queries than " + quoted(a.path) + one_search;
     for (std::size_t q = 0; q < split[p].count; ++q) {
       const ShardHit& x = a.hits[q * split[*first].per_query];
       const ShardHit& y = b.hits[q * split[p].per_query];
