@@ -155,8 +155,8 @@ OutputFormat common_format(const std::vector<std::shared_ptr<const std::string>>
       throw Error("not an alignment output of align-sw/align-nw (tsv, csv, sam or blast6), " +
                   display(options.parts[p]) + ":1");
     if (found && *format != *found)
-      throw Error(std::string("a ") + format_name(*format) + " output where '" +
-                  display(options.parts[found_in]) + "' is " + format_name(*found) +
+      throw Error(std::string("a ") + output_format_name(*format) + " output where '" +
+                  display(options.parts[found_in]) + "' is " + output_format_name(*found) +
                   ": the parts of one search have one format, " + display(options.parts[p]) + ":1");
     if (!found) found_in = p;
     if (!found) found = format;

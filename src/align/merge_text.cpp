@@ -52,20 +52,6 @@ bool parse_int(std::string_view text, std::int32_t& value) {
 
 }  // namespace
 
-const char* format_name(OutputFormat format) {
-  switch (format) {
-    case OutputFormat::tsv:
-      return "tsv";
-    case OutputFormat::csv:
-      return "csv";
-    case OutputFormat::sam:
-      return "sam";
-    case OutputFormat::blast6:
-      return "blast6";
-  }
-  return "?";
-}
-
 namespace {
 
 // The query key and score of one hit line; false when the line is not one.
@@ -142,7 +128,7 @@ ShardText parse_shard(std::string path, std::shared_ptr<const std::string> text_
         "the last line has no newline (a truncated file?)" +
         where(path_ref, static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n') + 1)));
   if (text.empty() && (format == OutputFormat::tsv || format == OutputFormat::sam))
-    throw Error("'" + name + "' is empty: " + format_name(format) +
+    throw Error("'" + name + "' is empty: " + output_format_name(format) +
                 " output has a header even without hits");
 
   std::size_t columns = 0;
@@ -169,7 +155,7 @@ ShardText parse_shard(std::string path, std::shared_ptr<const std::string> text_
     hit.line = line;
     hit.line_number = number;
     if (!parse_hit(shard.format, body, columns, hit))
-      throw Error(std::string("not a ") + format_name(shard.format) + " alignment line" +
+      throw Error(std::string("not a ") + output_format_name(shard.format) + " alignment line" +
                   where(path_ref, number));
     shard.hits.push_back(hit);
   }

@@ -43,8 +43,6 @@ struct ShardText {
 [[nodiscard]] ShardText parse_shard(std::string path, std::shared_ptr<const std::string> text,
                                     OutputFormat format);
 
-[[nodiscard]] const char* format_name(OutputFormat format);
-
 // The format a non-empty text starts as; nullopt when the first line is
 // none of the four.
 [[nodiscard]] std::optional<OutputFormat> detect_format(std::string_view text);

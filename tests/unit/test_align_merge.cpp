@@ -21,6 +21,14 @@ using seqfuse::test::test_seed;
 
 namespace {
 
+// prefix + n, appended: GCC 12 warns (-Wrestrict, a false positive) on
+// "literal" + std::to_string(n).
+std::string label(const char* prefix, std::size_t n) {
+  std::string text = prefix;
+  text += std::to_string(n);
+  return text;
+}
+
 std::vector<std::uint64_t> offsets_of(const std::vector<std::uint64_t>& lengths) {
   std::vector<std::uint64_t> offsets{0};
   for (std::uint64_t l : lengths) offsets.push_back(offsets.back() + l);
@@ -42,7 +50,7 @@ struct Search {
     if (format == OutputFormat::sam) {
       text = "@HD\tVN:1.6\tSO:unsorted\n";
       for (std::size_t t = begin; t < end; ++t)
-        text += "@SQ\tSN:t" + std::to_string(t) + "\tLN:" + std::to_string(10 + t) + "\n";
+        text += "@SQ\tSN:" + label("t", t) + "\tLN:" + std::to_string(10 + t) + "\n";
       text += "@PG\tID:seqfuse\tPN:seqfuse\tVN:0\tCL:seqfuse align-sw q.fa db.fa --format sam" +
               std::string(end - begin == score[0].size() ? "" : " --db-part=x/y") + "\n";
     }
@@ -53,8 +61,7 @@ struct Search {
                        [&](std::size_t a, std::size_t b) { return score[q][a] > score[q][b]; });
       if (top != 0 && order.size() > top) order.resize(top);
       for (std::size_t t : order) {
-        const std::string qn = query_names[q], tn = "t" + std::to_string(t),
-                          s = std::to_string(score[q][t]);
+        const std::string qn = query_names[q], tn = label("t", t), s = std::to_string(score[q][t]);
         switch (format) {
           case OutputFormat::tsv:
             text += qn + "\t" + tn + "\t5\t" + std::to_string(10 + t) + "\t" + s + "\t4\t3\n";
@@ -142,7 +149,7 @@ TEST_CASE("merged parts equal the whole search, every format, ties cut by --top"
     Search search;
     // Adjacent queries sharing a name (q1 twice) are told apart by count.
     for (std::size_t q = 0; q < queries; ++q)
-      search.query_names.push_back("q" + std::to_string(q == 2 ? 1 : q));
+      search.query_names.push_back(label("q", q == 2 ? 1 : q));
     std::uniform_int_distribution<int> score(-2, trial % 2 ? 2 : 500);  // many ties or few
     search.score.assign(queries, std::vector<int>(targets));
     for (auto& row : search.score)
@@ -157,10 +164,10 @@ TEST_CASE("merged parts equal the whole search, every format, ties cut by --top"
       std::vector<ShardText> parts;
       for (std::uint32_t i = 1; i <= count; ++i) {
         const TargetRange range = db_part_range(offsets, {i, count});
-        parts.push_back(shard("p" + std::to_string(i),
-                              search.output(format, range.begin, range.end, top), format));
+        parts.push_back(
+            shard(label("p", i), search.output(format, range.begin, range.end, top), format));
       }
-      INFO("trial " << trial << " format " << format_name(format) << " parts " << count);
+      INFO("trial " << trial << " format " << output_format_name(format) << " parts " << count);
       CHECK(merged(parts, top) == search.output(format, 0, targets, top));
     }
   }
