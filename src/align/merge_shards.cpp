@@ -87,6 +87,25 @@ void check_same_queries(const std::vector<ShardText>& parts,
   }
 }
 
+// csv numbers targets in the whole database: each part's must follow the
+// previous part's, which catches parts given out of database order.
+void check_csv_order(const std::vector<ShardText>& parts) {
+  std::int32_t last = -1;
+  const ShardText* last_part = nullptr;
+  for (const ShardText& part : parts) {
+    if (part.hits.empty()) continue;
+    const auto [low, high] = std::minmax_element(
+        part.hits.begin(), part.hits.end(),
+        [](const ShardHit& a, const ShardHit& b) { return a.target < b.target; });
+    if (low->target <= last)
+      throw Error("target " + std::to_string(low->target) + " comes before target " +
+                  std::to_string(last) + " of " + quoted(last_part->path) +
+                  ": give the parts in database order" + where(part, low->line_number));
+    last = high->target;
+    last_part = &part;
+  }
+}
+
 // SAM: @HD of the first part, the @SQ lines of every part in order (the
 // targets of the whole database), then the first part's other lines, its
 // @PG without --db-part. tsv: the first part's header line, which every
@@ -188,6 +207,7 @@ std::size_t merge_parts(const std::vector<ShardText>& parts, std::size_t top,
   std::vector<PartQueries> split;
   for (const ShardText& part : parts) split.push_back(split_queries(part));
   check_same_queries(parts, split);
+  if (parts.front().format == OutputFormat::csv) check_csv_order(parts);
   if (parts.front().format == OutputFormat::sam) {
     // A part with targets (@SQ lines) and no hits beside one with hits was
     // searched with another QUERY file.

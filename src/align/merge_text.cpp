@@ -68,7 +68,7 @@ bool parse_hit(OutputFormat format, std::string_view line, std::size_t columns, 
              parse_int(f[4], hit.score);
     case OutputFormat::csv:
       hit.query = f[0];
-      return n == 7 && parse_int(f[0], number) && parse_int(f[1], number) &&
+      return n == 7 && parse_int(f[0], number) && parse_int(f[1], hit.target) &&
              parse_int(f[4], hit.score);
     case OutputFormat::blast6:
       hit.query = f[0];

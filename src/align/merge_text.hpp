@@ -18,6 +18,7 @@ struct ShardHit {
   std::string_view line;  // with its '\n'
   // What tells queries apart in this format (read_shard): two fields.
   std::string_view query, query_more;
+  std::int32_t target = -1;  // csv: the target's index in the whole database
   std::int32_t score = 0;
   std::size_t line_number = 0;  // 1-based, for messages
 };
