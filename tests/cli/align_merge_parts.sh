@@ -30,7 +30,7 @@ for set in proteins lambda; do
   for mode in sw nw; do
     for format in tsv csv sam blast6; do
       for top in 0 1 3; do
-        run=("$seqfuse" "align-$mode" "${set}_q.fa" "${set}_db.fa" --format "$format" --top "$top" -q -t 2)
+        run=("$seqfuse" "align-$mode" "${set}_q.fa" "${set}_db.fa" --format "$format" --top "$top" -q -t 1)
         "${run[@]}" > whole || { fail=$((fail + 1)); echo "FAIL: ${run[*]}"; continue; }
         for parts in 1 2 3; do
           names=()
@@ -56,6 +56,17 @@ for format in tsv csv sam blast6; do
   "$seqfuse" align-merge --top 2 -q part1 part2 part3 part4 part5 > merged
   check "3 targets in 5 parts, $format" whole merged
   rm -f part* merged
+done
+
+# A part read from a regular file (two passes), gzip (two passes through
+# the decompressor) and stdin (read whole, then cut) is the same part.
+gzip -c proteins_db.fa > proteins_db.fa.gz
+for i in 1 2 3; do
+  "$seqfuse" align-sw proteins_q.fa proteins_db.fa --db-part "$i/3" --format csv -q > file_part
+  "$seqfuse" align-sw proteins_q.fa proteins_db.fa.gz --db-part "$i/3" --format csv -q > gz_part
+  "$seqfuse" align-sw proteins_q.fa - --db-part "$i/3" --format csv -q < proteins_db.fa > stdin_part
+  check "part $i/3 from a gzip TARGET" file_part gz_part
+  check "part $i/3 from stdin" file_part stdin_part
 done
 
 # --format given, a .gz output (BGZF) and gzip parts read back.
