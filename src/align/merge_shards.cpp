@@ -100,7 +100,9 @@ void check_csv_order(const std::vector<ShardText>& parts) {
     if (low->target <= last)
       throw Error("target " + std::to_string(low->target) + " comes before target " +
                   std::to_string(last) + " of " + quoted(last_part->path) +
-                  ": give the parts in database order" + where(part, low->line_number));
+                  ": give the parts in database order (csv of separate shard files numbers "
+                  "each from 0: split with --db-part, or merge another format)" +
+                  where(part, low->line_number));
     last = high->target;
     last_part = &part;
   }

@@ -12,26 +12,7 @@ namespace {
 
 constexpr std::string_view kTsvHeader = "query\ttarget\tquery_len\ttarget_len\tscore";
 
-}  // namespace
-
-std::shared_ptr<const std::string> read_text(const std::string& path) {
-  io::CompressedInput input(path);
-  auto shared = std::make_shared<std::string>();
-  std::string& text = *shared;
-  std::size_t size = 0;
-  for (;;) {
-    text.resize(size + (std::size_t{1} << 20));
-    const std::size_t got = input.read(text.data() + size, text.size() - size);
-    size += got;
-    if (got == 0) break;
-  }
-  text.resize(size);
-  return shared;
-}
-
-namespace {
-
-// Up to `max` fields split on `sep`; their count may exceed max.size() (the
+// Up to 16 fields split on `sep`; returns 17 when the line has more (the
 // rest is not split).
 std::size_t split(std::string_view line, char sep, std::array<std::string_view, 16>& fields) {
   std::size_t n = 0;
@@ -49,10 +30,6 @@ bool parse_int(std::string_view text, std::int32_t& value) {
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   return !text.empty() && error == std::errc{} && stop == end;
 }
-
-}  // namespace
-
-namespace {
 
 // The query key and score of one hit line; false when the line is not one.
 // `columns`: tsv's column count, fixed by its header (7, or 13 with traceback).
@@ -89,6 +66,21 @@ std::string where(const std::string& path, std::size_t line) {
 }
 
 }  // namespace
+
+std::shared_ptr<const std::string> read_text(const std::string& path) {
+  io::CompressedInput input(path);
+  auto shared = std::make_shared<std::string>();
+  std::string& text = *shared;
+  std::size_t size = 0;
+  for (;;) {
+    text.resize(size + (std::size_t{1} << 20));
+    const std::size_t got = input.read(text.data() + size, text.size() - size);
+    size += got;
+    if (got == 0) break;
+  }
+  text.resize(size);
+  return shared;
+}
 
 std::optional<OutputFormat> detect_format(std::string_view text) {
   const std::string_view first = text.substr(0, text.find('\n'));
@@ -159,8 +151,6 @@ ShardText parse_shard(std::string path, std::shared_ptr<const std::string> text_
                   where(path_ref, number));
     shard.hits.push_back(hit);
   }
-  if (shard.format == OutputFormat::tsv && shard.header.empty())
-    throw Error("no tsv header line" + where(path_ref, 1));
   return shard;
 }
 

@@ -202,7 +202,7 @@ TEST_CASE("align-merge refuses parts that are not of one search", "[align][merge
   CHECK_THROWS_WITH(merged({shard("c2", "0,2,5,9,7,4,3\n", OutputFormat::csv),
                             shard("c1", "0,1,5,9,7,4,3\n", OutputFormat::csv)},
                            0),
-                    Catch::Contains("give the parts in database order, c1:1"));
+                    Catch::Contains("give the parts in database order") && Catch::Contains("c1:1"));
   // Formats are told by their first line.
   CHECK(detect_format(a.output(OutputFormat::sam, 0, 1, 0)) == OutputFormat::sam);
   CHECK(detect_format(a.output(OutputFormat::csv, 0, 1, 0)) == OutputFormat::csv);
