@@ -58,6 +58,15 @@ for format in tsv csv sam blast6; do
   rm -f part* merged
 done
 
+# tsv with --traceback (13 columns).
+run=("$seqfuse" align-nw lambda_q.fa lambda_db.fa --traceback --top 3 -q)
+"${run[@]}" > whole
+"${run[@]}" --db-part 1/2 > part1
+"${run[@]}" --db-part 2/2 > part2
+"$seqfuse" align-merge --top 3 -q part1 part2 > merged
+check "tsv --traceback, 2 parts" whole merged
+rm -f part* merged
+
 # A part read from a regular file (two passes), gzip (two passes through
 # the decompressor) and stdin (read whole, then cut) is the same part.
 gzip -c proteins_db.fa > proteins_db.fa.gz
