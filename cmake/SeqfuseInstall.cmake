@@ -12,6 +12,7 @@ set(SEQFUSE_MAN_PAGES
     "seqfuse|fused GPU kernels for sequence analysis|"
     "seqfuse-align-nw|global pairwise alignment (Needleman-Wunsch)|align-nw"
     "seqfuse-align-sw|local pairwise alignment (Smith-Waterman)|align-sw"
+    "seqfuse-align-merge|merge the outputs of a search split into database parts|align-merge"
     "seqfuse-kmer-count|canonical k-mer counting, histogram and dump|kmer-count"
     "seqfuse-bwt|suffix array, BWT and bwa index files of a FASTA reference|bwt"
     "seqfuse-fastq-trim|fastp-compatible read trimming and filtering|fastq-trim"
@@ -58,6 +59,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/completion/_seqfuse
         DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 install(FILES README.md LICENSE CITATION.cff DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+# The Snakemake workflow (workflow/README.md), as an example to copy.
+install(FILES workflow/Snakefile workflow/config.yaml workflow/README.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/workflow)
 # Debian policy: a copyright file and a compressed changelog beside the docs.
 set(changelog_gz ${PROJECT_BINARY_DIR}/packaging/changelog.gz)
 add_custom_command(

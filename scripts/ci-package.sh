@@ -23,8 +23,10 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 expected=(bin/seqfuse
           share/bash-completion/completions/seqfuse share/zsh/vendor-completions/_seqfuse
           share/doc/seqfuse/README.md share/doc/seqfuse/LICENSE share/doc/seqfuse/CITATION.cff
-          share/doc/seqfuse/copyright share/doc/seqfuse/changelog.gz share/doc/seqfuse/docs/align.md)
-for page in seqfuse seqfuse-align-nw seqfuse-align-sw seqfuse-kmer-count seqfuse-bwt \
+          share/doc/seqfuse/copyright share/doc/seqfuse/changelog.gz share/doc/seqfuse/docs/align.md
+          share/doc/seqfuse/workflow/Snakefile share/doc/seqfuse/workflow/config.yaml
+          share/doc/seqfuse/workflow/README.md)
+for page in seqfuse seqfuse-align-nw seqfuse-align-sw seqfuse-align-merge seqfuse-kmer-count seqfuse-bwt \
             seqfuse-fastq-trim seqfuse-embed seqfuse-info; do
   expected+=("share/man/man1/$page.1.gz")
 done

@@ -57,6 +57,9 @@ counts() {
     /^kmer vs jellyfish: [0-9]+ comparisons/ { p = num($0, "[0-9]+"); got = p " jellyfish comparisons"; key = 3 }
     /^bwt vs bwa: [0-9]+ index files/ { p = num($0, "[0-9]+"); got = p " bwa index files"; key = 4 }
     /^fastq-trim vs fastp: [0-9]+ files/ { p = num($0, "[0-9]+"); got = p " fastp files"; key = 5 }
+    /^align merge: [0-9]+ passed, [0-9]+ failed/ {
+      p = num($0, "[0-9]+ passed"); f = num($0, "[0-9]+ failed"); got = (p + f) " align-merge comparisons"; key = 6
+    }
     /^Test (Passed|Failed)\./ {
       ok = ($0 ~ /Passed/) && !(name in bad)
       if (got != "") {
@@ -65,13 +68,13 @@ counts() {
       } else if (ok) {
         others++; passed++
       } else {
-        failed++; add(6, name " FAILED")
+        failed++; add(7, name " FAILED")
       }
       name = ""; got = ""
     }
     END {
-      if (others) add(7, others " other ctest test" (others > 1 ? "s" : ""))
-      for (key = 1; key <= 7; key++)
+      if (others) add(8, others " other ctest test" (others > 1 ? "s" : ""))
+      for (key = 1; key <= 8; key++)
         if (part[key] != "") text = text (text == "" ? "" : ", ") part[key]
       if (text == "") text = "no tests"
       print passed + 0, failed + 0, text

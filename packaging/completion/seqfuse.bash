@@ -2,7 +2,7 @@
 # --help, so they never fall behind the CLI.
 _seqfuse() {
   local cur=${COMP_WORDS[COMP_CWORD]}
-  local subcommands="align-nw align-sw kmer-count bwt fastq-trim embed info"
+  local subcommands="align-nw align-sw align-merge kmer-count bwt fastq-trim embed info"
   if [ "$COMP_CWORD" -eq 1 ]; then
     mapfile -t COMPREPLY < <(compgen -W "$subcommands --help --version -V" -- "$cur")
     return

@@ -7,7 +7,9 @@
 #include <future>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "align/db_part.hpp"
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
@@ -36,6 +38,63 @@ EncodedSequences encode(const ScoringScheme& scheme, const io::SequenceBatch& ba
     throw Error(path + ": " + e.what());
   }
   return encoded;
+}
+
+// The records of `range` alone, in a batch of their own; the rest are
+// freed before anything is encoded.
+io::SequenceBatch keep_records(io::SequenceBatch&& batch, TargetRange range) {
+  if (range.begin == 0 && range.end == batch.size()) return std::move(batch);
+  io::SequenceBatch part(large_buffer_resource());
+  part.format = batch.format;
+  part.first_record = batch.first_record + range.begin;
+  part.bases.reserve(batch.offsets[range.end] - batch.offsets[range.begin]);
+  if (batch.has_quality()) part.quals.reserve(part.bases.capacity());
+  for (std::uint32_t k = range.begin; k < range.end; ++k) part.push_back_from(batch, k);
+  return part;
+}
+
+struct TargetPart {
+  io::SequenceBatch batch;
+  std::size_t first = 0;  // index in the file of batch's record 0
+};
+
+// TARGET, or with --db-part its part alone. The part depends on every
+// record's length, so a regular file is read twice: a first pass keeps the
+// lengths only (8 bytes a record), a second the part's records, stopping
+// after them; the records outside the part are never stored, so N jobs
+// each hold about 1/N of a database. Stdin, a FIFO or a device can be read
+// once: read whole, then cut.
+TargetPart read_targets(const AlignOptions& config, unsigned threads) {
+  if (config.db_part.empty()) return {read_sequences(config.target, threads), 0};
+  const DbPart part = parse_db_part(config.db_part);
+  std::error_code error;
+  if (config.target == "-" || !std::filesystem::is_regular_file(config.target, error)) {
+    io::SequenceBatch all = read_sequences(config.target, threads);
+    const TargetRange range = db_part_range(all.offsets, part);
+    return {keep_records(std::move(all), range), range.begin};
+  }
+  register_input(config.target);  // -o may not name it
+  std::vector<std::uint64_t> offsets{0};
+  {
+    io::BatchReader lengths(config.target);
+    while (const io::SequenceBatch* batch = lengths.next())
+      for (std::size_t i = 0; i < batch->size(); ++i)
+        offsets.push_back(offsets.back() + batch->length(i));
+  }
+  const TargetRange range = db_part_range(offsets, part);
+  io::SequenceBatch kept(large_buffer_resource());
+  kept.bases.reserve(offsets[range.end] - offsets[range.begin]);
+  io::BatchReader reader(config.target);
+  for (std::size_t index = 0; index < range.end;) {
+    const io::SequenceBatch* batch = reader.next();
+    if (batch == nullptr)
+      throw Error("TARGET '" + config.target +
+                  "' changed while it was read (--db-part reads it twice)");
+    kept.format = batch->format;
+    for (std::size_t i = 0; i < batch->size() && index < range.end; ++i, ++index)
+      if (index >= range.begin) kept.push_back_from(*batch, i);
+  }
+  return {std::move(kept), range.begin};
 }
 
 // Size of a regular file, or 0 (a pipe, stdin, an error: reported later).
@@ -108,13 +167,15 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
   // Both files are read at once, the threads shared by size.
   const unsigned query_threads = two_files ? query_read_threads(config, threads) : threads;
   const unsigned target_threads = std::max(1u, threads - query_threads);
-  std::future<io::SequenceBatch> target_read;
+  std::future<TargetPart> target_read;
   if (two_files)
     target_read = std::async(std::launch::async, [&config, target_threads] {
-      return read_sequences(config.target, target_threads);
+      return read_targets(config, target_threads);
     });
   io::SequenceBatch query_batch = read_sequences(config.query, query_threads);
-  io::SequenceBatch target_batch = two_files ? target_read.get() : io::SequenceBatch();
+  TargetPart target_part = two_files ? target_read.get() : TargetPart();
+  io::SequenceBatch target_batch = std::move(target_part.batch);
+  const std::size_t target_first = target_part.first;
   if (config.pairs && target_batch.size() != query_batch.size())
     throw Error("--pairs: TARGET '" + config.target + "' has " +
                 std::to_string(target_batch.size()) + " records, QUERY '" + config.query +
@@ -130,8 +191,8 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
   EncodedSequences targets =
       two_files ? encode(*scheme, target_batch, config.target, threads) : EncodedSequences(*scheme);
   trace("align: inputs encoded");
-  return {std::move(query_batch), std::move(target_batch), std::move(scheme), std::move(queries),
-          std::move(targets)};
+  return {std::move(query_batch), std::move(target_batch), target_first,
+          std::move(scheme),      std::move(queries),      std::move(targets)};
 }
 
 }  // namespace seqfuse::align

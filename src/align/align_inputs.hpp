@@ -13,6 +13,10 @@ namespace seqfuse::align {
 
 struct AlignInputs {
   io::SequenceBatch query_batch, target_batch;  // target_batch empty without TARGET
+  // Index in the TARGET file of target_batch's record 0: --db-part keeps a
+  // range of the file, and outputs that number targets (CSV) number them
+  // in the whole file.
+  std::size_t target_first = 0;
   // On the heap: the encoded sequences point to it, and inputs move.
   std::unique_ptr<const ScoringScheme> scheme;
   EncodedSequences queries, targets;
@@ -20,6 +24,7 @@ struct AlignInputs {
 
 // Throws seqfuse::Error naming the file for an unreadable or empty input,
 // --pairs files of different record counts, or a letter the scheme lacks.
+// With --db-part, only the part's target records are kept and encoded.
 [[nodiscard]] AlignInputs read_align_inputs(const AlignOptions& options, unsigned threads);
 
 // DNA when every letter is an IUPAC nucleotide code and most are A, C, G, T,

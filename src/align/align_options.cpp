@@ -1,5 +1,6 @@
 #include "align/align_options.hpp"
 
+#include "align/db_part.hpp"
 #include "align/output_format.hpp"
 #include "core/error.hpp"
 
@@ -22,6 +23,17 @@ void validate(const AlignOptions& c) {
   if (c.mismatch && *c.mismatch > 0) add("--mismatch is a score: 0 or negative, such as -3");
   if (c.gap_open && *c.gap_open < 0) add("--gap-open is a penalty: 0 or more");
   if (c.gap_extend && *c.gap_extend < 0) add("--gap-extend is a penalty: 0 or more");
+  if (!c.db_part.empty()) {
+    if (c.pairs)
+      add("--db-part splits the TARGET database of a search: it does not go with --pairs");
+    else if (c.target.empty())
+      add("--db-part needs a TARGET file: it splits the database of a search");
+    try {
+      (void)parse_db_part(c.db_part);
+    } catch (const UsageError& e) {
+      add(e.what());
+    }
+  }
   try {
     (void)parse_output_format(c.format);
   } catch (const UsageError& e) {

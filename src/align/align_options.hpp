@@ -25,6 +25,8 @@ struct AlignOptions {
   std::string alphabet = "auto";
   bool traceback = false;
   std::string format = "tsv";
+  // --db-part i/N: search only part i of N of TARGET (db_part.hpp); empty: all.
+  std::string db_part;
 
   unsigned threads = 1;
   // Picks the device (and may throw as --device resolution does). It runs on

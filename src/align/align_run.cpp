@@ -64,6 +64,7 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   const EncodedSequences& queries = inputs->queries;
   const EncodedSequences& targets = inputs->targets;
   const io::SequenceBatch& target_names = two_files ? inputs->target_batch : query_batch;
+  const std::size_t target_first = inputs->target_first;  // --db-part: CSV numbers the whole file
 
   AlignJob job;
   job.mode = config.mode;
@@ -97,8 +98,10 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   if (no_query || no_target) {
     const std::string& path = no_query ? config.query : config.target;
     const std::string name = path == "-" ? std::string("stdin") : path;
-    report.warn(std::string(no_query ? "QUERY" : "TARGET") + " '" + name +
-                "' has no sequences: the output holds no alignments");
+    const std::string what = !no_query && !config.db_part.empty()
+                                 ? "--db-part " + config.db_part + " of TARGET"
+                                 : std::string(no_query ? "QUERY" : "TARGET");
+    report.warn(what + " '" + name + "' has no sequences: the output holds no alignments");
     out.commit();
     count_facts(facts, query_batch.size(), two_files ? targets.size() : query_batch.size(), {}, 0);
     facts.phase("align");
@@ -117,7 +120,7 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
         [&](std::size_t i) {
           const AlignHit& hit = hits[i];
           return AlignmentRecord{hit.query,
-                                 hit.target,
+                                 target_first + hit.target,
                                  query_batch.name(hit.query),
                                  target_names.name(hit.target),
                                  query_batch.sequence(hit.query),

@@ -148,11 +148,24 @@ void append_sam(std::string& line, const AlignmentRecord& r) {
 
 }  // namespace
 
+const char* output_format_name(OutputFormat format) noexcept {
+  switch (format) {
+    case OutputFormat::tsv:
+      return "tsv";
+    case OutputFormat::csv:
+      return "csv";
+    case OutputFormat::sam:
+      return "sam";
+    case OutputFormat::blast6:
+      return "blast6";
+  }
+  return "?";
+}
+
 OutputFormat parse_output_format(std::string_view name) {
-  if (name == "tsv") return OutputFormat::tsv;
-  if (name == "csv") return OutputFormat::csv;
-  if (name == "sam") return OutputFormat::sam;
-  if (name == "blast6") return OutputFormat::blast6;
+  for (const OutputFormat format :
+       {OutputFormat::tsv, OutputFormat::csv, OutputFormat::sam, OutputFormat::blast6})
+    if (name == output_format_name(format)) return format;
   throw UsageError("--format must be tsv, csv, sam or blast6, not '" + std::string(name) + "'");
 }
 

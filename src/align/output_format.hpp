@@ -17,6 +17,8 @@ enum class OutputFormat { tsv, csv, sam, blast6 };
 
 // Throws UsageError for anything but tsv, csv, sam or blast6.
 [[nodiscard]] OutputFormat parse_output_format(std::string_view name);
+// "tsv", "csv", "sam", "blast6": what parse_output_format reads.
+[[nodiscard]] const char* output_format_name(OutputFormat format) noexcept;
 // blast6 and sam describe the aligned columns, so they need a traceback.
 [[nodiscard]] constexpr bool needs_traceback(OutputFormat f) noexcept {
   return f == OutputFormat::sam || f == OutputFormat::blast6;

@@ -36,6 +36,9 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
               "  seqfuse " +
               name +
               " reads.fa --alphabet dna --top 0        all against all within one file\n"
+              "  seqfuse " +
+              name +
+              " q.fa db.fa --db-part 2/8 -o p2.tsv    part 2 of 8 of db.fa (then align-merge)\n"
               "Gaps: a gap of length k costs O + (k-1)*E. Protein defaults: blosum62, 11/1;\n"
               "DNA defaults: match 2, mismatch -3, gaps 5/2. Coordinates are 0-based.");
   app->add_option("QUERY", config->align.query, "Query FASTA/FASTQ (plain, gzip, - for stdin)")
@@ -57,6 +60,12 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
                 "Add begin coordinates, CIGAR (=, X, I, D) and identity");
   app->add_option("--format", config->align.format, "tsv, csv (parasail_aligner's), sam or blast6")
       ->capture_default_str();
+  app->add_option("--db-part", config->align.db_part,
+                  "Search part i of N of TARGET only (1 <= i <= N): contiguous records, each in "
+                  "the part holding the middle of its residues (+1 a record) laid end to end "
+                  "and cut in N equal lengths; csv keeps whole-file target indices. Join the "
+                  "parts' outputs with 'seqfuse align-merge'")
+      ->type_name("i/N");
   app->add_option("-o,--output", config->align.output, "Output path, - for stdout")
       ->capture_default_str();
   add_compress_options(*app);
