@@ -53,7 +53,20 @@ std::size_t gpu_chunk_records() {
                      std::string(value) + "'");
   return n;
 }
-constexpr int kLanes = 4;
+// Lanes (streams with their buffers): workers beyond them wait for one.
+// SEQFUSE_TRIM_GPU_LANES=N overrides it, to measure the choice on a GPU.
+constexpr std::size_t kLanes = 4;
+
+std::size_t gpu_lanes() {
+  const char* value = std::getenv("SEQFUSE_TRIM_GPU_LANES");
+  if (value == nullptr || *value == '\0') return kLanes;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(value, &end, 10);
+  if (*end != '\0' || n == 0 || n > 64)
+    throw UsageError("SEQFUSE_TRIM_GPU_LANES must be a lane count from 1 to 64, not '" +
+                     std::string(value) + "'");
+  return n;
+}
 
 // A buffer that only grows (a quarter more than asked, to settle quickly).
 // A new one is filled with 0xAB, so that a byte the kernels fail to write
@@ -106,6 +119,7 @@ class GpuTrimEngine final : public TrimEngine {
     params_.adapter[1] = adapters_[1].as<const char>();
     params_.fasta_bases = fasta_bases_.as<const char>();
     params_.fasta_offsets = fasta_offsets_.as<const int>();
+    lanes_.resize(gpu_lanes());
     for (auto& lane : lanes_) lane = std::make_unique<Lane>();
   }
 
@@ -305,7 +319,7 @@ class GpuTrimEngine final : public TrimEngine {
   int device_;
   kernel::PipelineParams params_;
   gpu::DeviceBuffer adapters_[2], fasta_bases_, fasta_offsets_;
-  std::unique_ptr<Lane> lanes_[kLanes];
+  std::vector<std::unique_ptr<Lane>> lanes_;
   std::mutex mutex_;
   std::condition_variable free_lane_;
 };
