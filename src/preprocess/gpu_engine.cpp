@@ -39,33 +39,28 @@ static_assert(sizeof(FastqRecord) == sizeof(kernel::DeviceRecord) &&
                   offsetof(FastqRecord, length) == offsetof(kernel::DeviceRecord, length),
               "records go to the device as they are");
 
-// Pairs (reads) per chunk: ~5 MB of text a side for 150 bp reads at 8192.
-// SEQFUSE_TRIM_GPU_CHUNK=N overrides it, to measure the choice on a GPU.
-constexpr std::size_t kGpuChunkRecords = 8192;
-
-std::size_t gpu_chunk_records() {
-  const char* value = std::getenv("SEQFUSE_TRIM_GPU_CHUNK");
-  if (value == nullptr || *value == '\0') return kGpuChunkRecords;
+// A count from the environment (`name`, 1 to `most`), to measure a choice
+// on a GPU; `fallback` when unset.
+std::size_t count_from_env(const char* name, std::size_t fallback, std::size_t most,
+                           const char* what) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return fallback;
   char* end = nullptr;
   const unsigned long long n = std::strtoull(value, &end, 10);
-  if (*end != '\0' || n == 0 || n > (1u << 24))
-    throw UsageError("SEQFUSE_TRIM_GPU_CHUNK must be a record count from 1 to 16777216, not '" +
-                     std::string(value) + "'");
+  if (*end != '\0' || n == 0 || n > most)
+    throw UsageError(std::string(name) + " must be " + what + " from 1 to " + std::to_string(most) +
+                     ", not '" + value + "'");
   return n;
 }
-// Lanes (streams with their buffers): workers beyond them wait for one.
-// SEQFUSE_TRIM_GPU_LANES=N overrides it, to measure the choice on a GPU.
-constexpr std::size_t kLanes = 4;
 
+// Pairs (reads) per chunk: ~5 MB of text a side for 150 bp reads at 8192.
+std::size_t gpu_chunk_records() {
+  return count_from_env("SEQFUSE_TRIM_GPU_CHUNK", 8192, std::size_t{1} << 24, "a record count");
+}
+// Lanes (streams with their buffers): workers beyond them wait for one. 8
+// and 16 were no faster than 4 (run 27d).
 std::size_t gpu_lanes() {
-  const char* value = std::getenv("SEQFUSE_TRIM_GPU_LANES");
-  if (value == nullptr || *value == '\0') return kLanes;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(value, &end, 10);
-  if (*end != '\0' || n == 0 || n > 64)
-    throw UsageError("SEQFUSE_TRIM_GPU_LANES must be a lane count from 1 to 64, not '" +
-                     std::string(value) + "'");
-  return n;
+  return count_from_env("SEQFUSE_TRIM_GPU_LANES", 4, 64, "a lane count");
 }
 
 // A buffer that only grows (a quarter more than asked, to settle quickly).
