@@ -96,19 +96,27 @@ PackedReference pack_parsed(const std::string& display_name, const io::SequenceB
   const char* letters = batch.bases.data();
   std::uint8_t* codes = ref.bases.data();
   std::atomic<std::uint64_t> first_rejected{total};
-  parallel_chunks(
-      total, std::size_t{1} << 22, threads, [&](unsigned, std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-          const std::uint8_t code = kLetterCodes[static_cast<unsigned char>(letters[i])];
-          codes[i] = code;
-          if (code == kRejected) {
-            std::uint64_t seen = first_rejected.load();
-            while (i < seen && !first_rejected.compare_exchange_weak(seen, i)) {
-            }
-            break;
-          }
-        }
-      });
+  // Which blocks hold an ambiguous letter: the pass in file order below
+  // skips the others (a human genome's Ns sit in a few gaps).
+  constexpr unsigned kBlockBits = 22;
+  std::vector<std::uint8_t> block_has_ambiguous((total >> kBlockBits) + 1, 0);
+  parallel_chunks(total, std::size_t{1} << kBlockBits, threads,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    bool ambiguous = false;
+                    for (std::size_t i = begin; i < end; ++i) {
+                      const std::uint8_t code =
+                          kLetterCodes[static_cast<unsigned char>(letters[i])];
+                      codes[i] = code;
+                      ambiguous |= code == kAmbiguous;
+                      if (code == kRejected) {
+                        std::uint64_t seen = first_rejected.load();
+                        while (i < seen && !first_rejected.compare_exchange_weak(seen, i)) {
+                        }
+                        break;
+                      }
+                    }
+                    block_has_ambiguous[begin >> kBlockBits] = ambiguous;
+                  });
   if (const std::uint64_t i = first_rejected.load(); i < total) {
     const auto r =
         static_cast<std::size_t>(std::upper_bound(batch.offsets.begin(), batch.offsets.end(), i) -
@@ -125,7 +133,15 @@ PackedReference pack_parsed(const std::string& display_name, const io::SequenceB
     std::uint64_t previous = 0;  // its position
     const std::uint64_t end = record.offset + record.length;
     for (std::uint64_t i = record.offset; i < end; ++i) {
-      const void* hit = std::memchr(codes + i, kAmbiguous, end - i);
+      // The next ambiguous code at or after i in this record, blocks
+      // without one skipped.
+      const void* hit = nullptr;
+      while (i < end && hit == nullptr) {
+        const std::uint64_t block_end = std::min(end, ((i >> kBlockBits) + 1) << kBlockBits);
+        if (block_has_ambiguous[i >> kBlockBits])
+          hit = std::memchr(codes + i, kAmbiguous, block_end - i);
+        if (hit == nullptr) i = block_end;
+      }
       if (hit == nullptr) break;
       i = static_cast<std::uint64_t>(static_cast<const std::uint8_t*>(hit) - codes);
       const char letter = letters[i];

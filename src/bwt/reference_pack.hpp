@@ -36,7 +36,7 @@ struct PackedReference {
   std::vector<AmbiguousRun> holes;
   // The forward text, one 2-bit code per byte (A0 C1 G2 T3), ambiguous
   // letters replaced exactly as bwa 0.7.17 replaces them.
-  std::vector<std::uint8_t> bases;
+  RowVector<std::uint8_t> bases;  // not zeroed first: the coding pass writes every byte
   std::uint32_t seed = 11;  // as bwa writes in .ann
 };
 

@@ -131,8 +131,8 @@ TEST_CASE("both_strands appends the reverse complement", "[bwt]") {
 
 TEST_CASE("write_pac packs 4 bases a byte, first in the high bits, and ends as bwa", "[bwt]") {
   PackedReference ref;
-  auto pac_of = [&](std::vector<std::uint8_t> bases) {
-    ref.bases = std::move(bases);
+  auto pac_of = [&](std::initializer_list<std::uint8_t> bases) {
+    ref.bases.assign(bases);
     std::ostringstream out;
     write_pac(ref, out);
     return out.str();
