@@ -9,7 +9,8 @@
 # first 8 (or JOBS of them) in a round.
 # Writes $OUT/load-test.md. Runs inside the carried bundle:
 #   bash scripts/device-load-test.sh
-# Environment: ROUNDS (default 3), PAIRS (default 1000000), OUT.
+# Environment: ROUNDS (default 3), PAIRS (default 1000000), JOBS (default 8),
+# SEQFUSE_BIN (another seqfuse, e.g. a wrapper for a dry run on the CPU), OUT.
 set -uo pipefail
 # shellcheck source=scripts/device-env.sh
 source scripts/device-env.sh
