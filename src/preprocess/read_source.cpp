@@ -75,12 +75,10 @@ const std::string& ReadSource::name1() const {
 std::size_t ReadSource::fill_group(std::vector<Slot>& group, std::exception_ptr& after) {
   after = nullptr;
   if (slicer1_) return slice_group(group, after);
-  if (reader2_ == nullptr || interleaved_ || duplication_ != nullptr) {
-    std::size_t n = 0;
-    while (n < group.size() && fill(group[n])) ++n;
-    return n;
-  }
-  return fill_two_files(group);
+  // Parsed as read (-D, interleaved): record by record, pairs in step.
+  std::size_t n = 0;
+  while (n < group.size() && fill(group[n])) ++n;
+  return n;
 }
 
 void ReadSource::parse(Slot& slot) const {
@@ -163,66 +161,6 @@ bool ReadSource::fill(Slot& slot) {
          slot.mates.text.size() < kChunkBytes && (limit_ == 0 || records_ < limit_) && next(slot))
     ++records_;
   return slot.reads.size() > 0;
-}
-
-void ReadSource::read_mates(std::vector<Slot>& group, Published& published) {
-  for (std::size_t k = 0; k < group.size(); ++k) {
-    const std::size_t want = published.wait_for(k);
-    if (want == 0) return;
-    ReadChunk& mates = group[k].mates;
-    mates.clear();
-    mates.first_record = group[k].reads.first_record;
-    for (std::size_t i = 0; i < want; ++i) {
-      if (!reader2_->next(mates))
-        throw fewer_reads(2, reader2_->display_name(), reader2_->records(),
-                          reader1_->display_name());
-      // Offsets are 32-bit; read 1 keeps its chunks under kChunkBytes.
-      if (mates.text.size() > 15 * kChunkBytes)
-        throw Error("read 2 records too long for one chunk, " + reader2_->display_name() +
-                    " record " + std::to_string(reader2_->records()));
-    }
-  }
-}
-
-// Pairs in two files, parsed as read, on two threads: read 1 sizes each
-// chunk, read 2 follows on its own.
-std::size_t ReadSource::fill_two_files(std::vector<Slot>& group) {
-  Published published;
-  std::future<void> mates = std::async(std::launch::async, [&] { read_mates(group, published); });
-  std::size_t n = 0;
-  bool ended = false;  // read 1's input ended (not --reads_to_process)
-  try {
-    while (n < group.size() && !ended && (limit_ == 0 || records_ < limit_)) {
-      ReadChunk& reads = group[n].reads;
-      reads.clear();
-      group[n].sliced = false;
-      reads.first_record = records_;
-      while (reads.size() < chunk_records_ && reads.text.size() < kChunkBytes &&
-             (limit_ == 0 || records_ < limit_)) {
-        if (!reader1_->next(reads)) {
-          ended = true;
-          break;
-        }
-        ++records_;
-      }
-      if (reads.size() == 0) break;
-      published.add(reads.size());
-      ++n;
-    }
-  } catch (...) {
-    // Read 2's error, when it has one, comes from an earlier record.
-    published.finish();
-    mates.get();
-    throw;
-  }
-  published.finish();
-  mates.get();
-  if (ended) {
-    ReadChunk rest;
-    if (reader2_->next(rest))
-      throw fewer_reads(1, reader1_->display_name(), reader1_->records(), reader2_->display_name());
-  }
-  return n;
 }
 
 bool ReadSource::next(Slot& slot) {

@@ -54,8 +54,6 @@ class ReadSource {
  private:
   struct Published;
   bool fill(Slot& slot);
-  std::size_t fill_two_files(std::vector<Slot>& group);
-  void read_mates(std::vector<Slot>& group, Published& published);
   bool next(Slot& slot);
   bool next_record(Slot& slot);
   std::size_t slice_group(std::vector<Slot>& group, std::exception_ptr& after);
