@@ -34,7 +34,10 @@ std::size_t FastqSlicer::slice(ReadChunk& chunk, std::size_t records, std::size_
   text.assign(carry_);
   carry_.clear();
   const std::size_t wanted_lines = 4 * records;
-  std::size_t lines = 0, at = 0;
+  // Lines are scanned at `at`; the chunk's bytes end at `kept`, which falls
+  // behind `at` only once a blank line was dropped (the lines after it are
+  // moved down then, one pass for the whole chunk).
+  std::size_t lines = 0, at = 0, kept = 0;
   while (lines < wanted_lines) {
     const void* found =
         at < text.size() ? std::memchr(text.data() + at, '\n', text.size() - at) : nullptr;
@@ -51,16 +54,18 @@ std::size_t FastqSlicer::slice(ReadChunk& chunk, std::size_t records, std::size_
     const bool blank = length == 0 || (length == 1 && text[at] == '\r');
     const std::size_t next = std::min(end + 1, text.size());
     if (blank && lines % 4 == 0) {  // between records: dropped
-      text.erase(at, next - at);
+      at = next;
       continue;
     }
+    if (kept != at) std::memmove(text.data() + kept, text.data() + at, next - at);
+    kept += next - at;
     at = next;
     ++lines;
-    if (lines % 4 == 0 && at > max_bytes) break;
+    if (lines % 4 == 0 && kept > max_bytes) break;
   }
-  if (lines > 0) bytes_per_line_ = static_cast<double>(at) / static_cast<double>(lines);
+  if (lines > 0) bytes_per_line_ = static_cast<double>(kept) / static_cast<double>(lines);
   carry_.assign(text, at, std::string::npos);
-  text.resize(at);
+  text.resize(kept);
   const std::size_t begun = (lines + 3) / 4;
   records_ += begun;
   return begun;
