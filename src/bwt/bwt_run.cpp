@@ -50,7 +50,7 @@ std::uint64_t peak_host_bytes(const BwtEngine& engine, IndexFormat format,
 std::unique_ptr<BwtEngine> choose_engine(const DeviceChoice& device, const BwtOptions& options,
                                          std::uint64_t text_length, Reporter& report) {
   if (!device.gpu) return make_cpu_bwt_engine();
-  std::unique_ptr<BwtEngine> gpu = make_gpu_bwt_engine(device.index);
+  std::unique_ptr<BwtEngine> gpu = make_gpu_bwt_engine(device.first());
   const std::string refusal = gpu->cannot_sort(text_length);
   if (refusal.empty()) return gpu;
   if (options.gpu_required) throw Error("--device gpu: " + refusal);

@@ -72,7 +72,7 @@ void add_compress_options(CLI::App& app) {
 }
 
 void add_device_option(CLI::App& app, CommonOptions& options) {
-  app.add_option("--device", options.device, "auto, cpu, gpu or gpu:N")
+  app.add_option("--device", options.device, "auto, cpu, gpu, gpu:N, gpu:N,M,... (several GPUs) or gpu:all")
       ->envname("SEQFUSE_DEVICE")
       ->capture_default_str()
       ->check([](const std::string& text) -> std::string {
@@ -117,7 +117,7 @@ DeviceChoice choose_device(const CommonOptions& options) {
   if (spec.kind == DeviceSpec::Kind::kCpu) return {};
   const auto found = gpu::devices();
   const DeviceChoice choice = resolve_device(spec, static_cast<int>(found.size()));
-  if (choice.gpu) gpu::use_device(choice.index);
+  if (choice.gpu) gpu::use_device(choice.first());
   return choice;
 }
 

@@ -34,7 +34,7 @@ Json device(const RunFacts& facts) {
   if (choice.gpu) {
     name = "gpu";  // a name the runtime no longer gives is no reason to fail a finished run
     for (const gpu::DeviceInfo& info : gpu::devices())
-      if (info.index == choice.index) name = info.name;
+      if (info.index == choice.first()) name = info.name;
   }
   entry["name"] = name;
   entry["threads"] = facts.threads();

@@ -128,7 +128,7 @@ class EngineLaunch {
           params.canonical = options.canonical;
           params.threads = options.threads;
           params.memory_budget = plan.engine_budget;
-          params.device_index = launched.device.index;
+          params.device_index = launched.device.first();
           params.kmer_bound = input_kmers;
           params.tunables = options.tunables;
           launched.engine =

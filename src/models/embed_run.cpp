@@ -64,7 +64,7 @@ std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
                                                        ComputeType compute, unsigned threads) {
   if (!device.gpu) return std::make_unique<CpuEsmEngine>(model, threads);
   GpuEngineOptions options;
-  options.device = device.index;
+  options.device = device.first();
   options.compute = compute;
   return make_gpu_engine(model, options);
 }
@@ -94,7 +94,7 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   std::future<void> gemm_warm_up;
   if (device.gpu)
     gemm_warm_up = std::async(std::launch::async, [&options, &device, compute] {
-      warm_up_gpu_engine(options.model, device.index, compute);
+      warm_up_gpu_engine(options.model, device.first(), compute);
     });
   const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
   if (options.max_length + 2 > static_cast<std::size_t>(model.config.max_position_embeddings))

@@ -136,7 +136,7 @@ std::unique_ptr<TrimEngine> choose_engine(const TrimOptions& options, const Devi
     return make_cpu_trim_engine(plan);
   }
   const std::string refusal = gpu_trim_refusal(plan);
-  if (refusal.empty()) return make_gpu_trim_engine(plan, device.index);
+  if (refusal.empty()) return make_gpu_trim_engine(plan, device.first());
   if (options.gpu_required) throw Error("--device gpu: " + refusal);
   report.warn(refusal + ": trimming on the CPU");
   return make_cpu_trim_engine(plan);

@@ -100,7 +100,7 @@ TEST_CASE("embed run: option values, compute types and the engine choice", "[emb
   CHECK_THROWS_WITH(parse_compute_type("int8"), "--dtype must be fp32, bf16 or fp16, not 'int8'");
   CHECK(compute_type_name(ComputeType::bf16) == "bf16");
 
-  const DeviceChoice cpu{}, gpu{true, 0};
+  const DeviceChoice cpu{}, gpu = DeviceChoice::one(0);
   CHECK(compute_type_for(std::nullopt, cpu) == ComputeType::fp32);
   CHECK(compute_type_for(std::nullopt, gpu) == ComputeType::bf16);
   CHECK(compute_type_for(ComputeType::fp32, gpu) == ComputeType::fp32);
