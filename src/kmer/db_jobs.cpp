@@ -1,12 +1,17 @@
 #include "kmer/db_jobs.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/output_file.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/batch.hpp"
+#include "io/compressed_input.hpp"
+#include "io/fasta_text.hpp"
+#include "io/record_text.hpp"
 #include "kmer/count_filter.hpp"
 #include "kmer/kmer_db.hpp"
 #include "kmer/kmer_text.hpp"
@@ -17,31 +22,78 @@ namespace {
 // A k-mer to look up: its letters, and where it came from (for errors).
 using Query = std::pair<std::string, std::string>;
 
+// The whole of a -f input, read once: stdin, a pipe or a process
+// substitution cannot be opened a second time to parse what a first look
+// found. Plain, gzip or BGZF, as every sequence input.
+std::string read_whole(const std::string& path) {
+  io::CompressedInput input(path);
+  std::string text;
+  constexpr std::size_t kStep = std::size_t{1} << 20;
+  for (;;) {
+    const std::size_t at = text.size();
+    text.resize(at + kStep);
+    const std::size_t got = input.read(text.data() + at, kStep);
+    text.resize(at + got);
+    if (got == 0) return text;
+  }
+}
+
+// The sequences of FASTQ text, four lines a record (blank lines between
+// records allowed), with the parser's record checks: '@' and '+' lines, and
+// as many quality letters as bases.
+void fastq_sequences(std::string_view text, const std::string& name, std::vector<Query>& out) {
+  io::TextLines lines(text);
+  std::string_view line[4];
+  for (std::size_t n = 1;; ++n) {
+    while (lines.peek() == '\n' || lines.peek() == '\r') (void)lines.take_lines(line, 1);
+    const std::size_t got = lines.take_lines(line, 4);
+    if (got == 0) return;
+    const std::string bad = name + ": record " + std::to_string(n) + ": ";
+    if (line[0].empty() || line[0].front() != '@')
+      throw Error(bad + "expected '@' line, found " + io::quoted(line[0]));
+    if (got < 4) throw Error(bad + "file ends inside a record");
+    if (line[2].empty() || line[2].front() != '+')
+      throw Error(bad + "expected '+' line, found " + io::quoted(line[2]));
+    if (line[3].size() != line[1].size())
+      throw Error(bad + std::to_string(line[1].size()) + " bases but " +
+                  std::to_string(line[3].size()) + " quality letters");
+    out.emplace_back(std::string(line[1]), name + " record " + std::to_string(n));
+  }
+}
+
 // The arguments, then those of the file (FASTA/FASTQ records or plain
-// lines, one k-mer each).
+// lines, one k-mer each), told apart by the file's first byte that is not
+// white space.
 std::vector<Query> gather_queries(const QueryOptions& options) {
   std::vector<Query> queries;
   for (const std::string& kmer : options.kmers) queries.emplace_back(kmer, "argument");
   if (options.file.empty()) return queries;
   register_input(options.file);
-  std::ifstream peek(options.file);
-  if (!peek && options.file != "-")
-    throw Error("cannot open '" + options.file + "': no such file or not readable");
-  char first = 0;
-  peek >> first;  // skips leading white space
-  if (options.file == "-" || first == '>' || first == '@' || !peek) {
-    io::SequenceReader reader(options.file);
-    io::SequenceRecord record;
-    for (std::size_t n = 1; reader.next(record); ++n)
-      queries.emplace_back(record.seq, options.file + " record " + std::to_string(n));
+  const std::string text = read_whole(options.file);
+  const std::string name = options.file == "-" ? std::string("stdin") : options.file;
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return queries;
+  if (text[first] == '>') {
+    io::SequenceBatch batch;
+    try {
+      io::parse_fasta_text(std::string_view(text).substr(first), batch);
+    } catch (const io::RecordSyntaxError& bad) {
+      throw Error(name + ": record " + std::to_string(batch.size() + 1) + ": " + bad.what);
+    }
+    for (std::size_t n = 0; n < batch.size(); ++n)
+      queries.emplace_back(std::string(batch.sequence(n)),
+                           name + " record " + std::to_string(n + 1));
     return queries;
   }
-  std::ifstream in(options.file);
-  std::string line;
-  for (std::size_t n = 1; std::getline(in, line); ++n) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
-      line.pop_back();
-    if (!line.empty()) queries.emplace_back(line, options.file + " line " + std::to_string(n));
+  if (text[first] == '@') {
+    fastq_sequences(std::string_view(text).substr(first), name, queries);
+    return queries;
+  }
+  io::TextLines lines(text);
+  std::string_view line;
+  for (std::size_t n = 1; lines.take_lines(&line, 1) == 1; ++n) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    if (!line.empty()) queries.emplace_back(std::string(line), name + " line " + std::to_string(n));
   }
   return queries;
 }
