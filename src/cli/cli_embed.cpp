@@ -11,6 +11,7 @@
 #include "core/output_file.hpp"
 #include "core/report.hpp"
 #include "models/embed_run.hpp"
+#include "models/hub_cache.hpp"
 
 namespace seqfuse::cli {
 namespace {
@@ -64,7 +65,7 @@ void validate(const EmbedConfig& c) {
 // The validated command line as the run's options.
 models::EmbedOptions embed_options(const EmbedConfig& c) {
   models::EmbedOptions options;
-  options.model = c.model;
+  options.model = models::resolve_model_folder(c.model);
   options.input = c.input;
   options.output = c.output;
   options.format = chosen_format(c);
@@ -88,18 +89,21 @@ Subcommand add_embed(CLI::App& parent) {
       "embed", "ESM-2 protein embeddings, as Hugging Face transformers' EsmModel computes them");
   app->footer(
       "Examples:\n"
-      "  seqfuse embed --model esm2_t6_8M_UR50D proteins.fa -o emb.h5     mean of the final layer\n"
+      "  seqfuse embed --model facebook/esm2_t6_8M_UR50D proteins.fa -o emb.h5  from the HF cache\n"
       "  seqfuse embed --model DIR proteins.fa --pool none -o emb.npy     per residue (+ "
       "emb.ids.txt)\n"
       "  seqfuse embed --model DIR proteins.fa --layers 0 -1 --pool bos   two layers, BOS vectors\n"
-      "DIR is a Hugging Face ESM-2 checkpoint folder (config.json + model.safetensors).\n"
+      "DIR is a Hugging Face ESM-2 checkpoint folder (config.json + model.safetensors); a model\n"
+      "id (ORG/NAME) that is not a folder is looked up in the local Hugging Face cache\n"
+      "(HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub), never downloaded.\n"
       "Lowercase letters are read as uppercase (the Hugging Face tokenizer reads them as\n"
       "<unk>); other letters outside ESM-2's alphabet are <unk>. --device auto runs on a\n"
       "GPU when there is one (in bf16 unless --dtype says otherwise), else on the CPU (fp32).");
   app->add_option("PROTEINS", config->input, "Protein FASTA/FASTQ (plain, gzip, - for stdin)")
       ->required();
   app->add_option("--model", config->model,
-                  "Hugging Face ESM-2 checkpoint folder: config.json + model.safetensors")
+                  "Hugging Face ESM-2 checkpoint folder (config.json + model.safetensors), or a "
+                  "model id in the local Hugging Face cache (facebook/esm2_t6_8M_UR50D)")
       ->required();
   app->add_option("--format", config->format,
                   "h5, npy or tsv (default: from -o's extension .h5/.npy, else tsv)");
