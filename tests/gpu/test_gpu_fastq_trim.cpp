@@ -389,7 +389,7 @@ TEST_CASE("fastq-trim runs on gpu:0, gpu:0,0 and gpu:0,0,0 write the CPU run's f
     return files;
   };
   for (const bool gzip : {false, true}) {
-    INFO(gzip ? "read 2 into gzip" : "plain outputs");
+    INFO(std::string(gzip ? "read 2 into gzip" : "plain outputs"));
     std::vector<std::string> want = run("cpu", nullptr, gzip);
     REQUIRE(want[0].size() > 1000000);
     CHECK(want.back() == "cpu");
