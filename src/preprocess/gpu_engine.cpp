@@ -118,6 +118,18 @@ class GpuTrimEngine final : public TrimEngine {
     for (auto& lane : lanes_) lane = std::make_unique<Lane>();
   }
 
+  // With several GPU workers the engines are freed on the run's thread,
+  // whose current device may be another's: the buffers and streams go with
+  // this engine's device current (the members are destroyed after this).
+  ~GpuTrimEngine() override {
+    try {
+      gpu::use_device(device_);
+    } catch (...) {  // freeing then fails quietly, as it would anyway
+    }
+  }
+  GpuTrimEngine(const GpuTrimEngine&) = delete;
+  GpuTrimEngine& operator=(const GpuTrimEngine&) = delete;
+
   [[nodiscard]] std::string name() const override { return "gpu:" + std::to_string(device_); }
 
   void trim(ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) override {

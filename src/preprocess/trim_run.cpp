@@ -16,7 +16,9 @@
 #include "core/output_file.hpp"
 #include "core/output_stream.hpp"
 #include "core/parallel.hpp"
+#include "gpu/runtime.hpp"
 #include "preprocess/adapter_fasta.hpp"
+#include "preprocess/device_engines.hpp"
 #include "preprocess/engine.hpp"
 #include "preprocess/gpu_engine.hpp"
 #include "preprocess/gzip_member.hpp"
@@ -128,15 +130,24 @@ std::vector<std::string> load_barcodes(const std::string& path) {
 // The one place an engine is chosen: the GPU's when a device was chosen
 // and the plan is one it runs; otherwise the CPU's, with a warning under
 // --device auto and an error under --device gpu (as bwt does it).
+// Several GPU workers (gpu:0,1 or gpu:0,0) get an engine each, chunks
+// dealt to them (device_engines.hpp); one worker keeps the one engine.
 std::unique_ptr<TrimEngine> choose_engine(const TrimOptions& options, const DeviceChoice& device,
-                                          const TrimPlan& plan, Reporter& report) {
+                                          const TrimPlan& plan, const GpuEngineSource& gpu,
+                                          Reporter& report) {
   if (!device.gpu) return make_cpu_trim_engine(plan);
-  if (!gpu_trim_engine_compiled()) {
+  if (!gpu.compiled) {
     if (options.gpu_required) throw Error("--device gpu: this build has no GPU fastq-trim engine");
     return make_cpu_trim_engine(plan);
   }
   const std::string refusal = gpu_trim_refusal(plan);
-  if (refusal.empty()) return make_gpu_trim_engine(plan, device.first());
+  if (refusal.empty()) {
+    if (device.devices.size() <= 1) return gpu.make(plan, device.first());
+    return deal_to_engines(
+        make_device_engines(
+            device.devices, [&](int index) { return gpu.make(plan, index); }, gpu.bind),
+        device.name());
+  }
   if (options.gpu_required) throw Error("--device gpu: " + refusal);
   report.warn(refusal + ": trimming on the CPU");
   return make_cpu_trim_engine(plan);
@@ -145,6 +156,15 @@ std::unique_ptr<TrimEngine> choose_engine(const TrimOptions& options, const Devi
 }  // namespace
 
 TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
+  GpuEngineSource engines;
+  engines.compiled = gpu_trim_engine_compiled();
+  engines.make = make_gpu_trim_engine;
+  engines.bind = [](int device) { gpu::use_device(device); };
+  return run_fastq_trim(options, report, engines);
+}
+
+TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
+                           const GpuEngineSource& gpu_engines) {
   const RunScope run;  // the inputs register_input records are this run's
   Stopwatch clock;
   const bool paired = is_paired(options);
@@ -264,7 +284,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   // of the engine the device most likely brings (the output does not depend
   // on them).
   const bool gpu_likely =
-      options.choose_device && gpu_trim_engine_compiled() && gpu_trim_refusal(plan).empty();
+      options.choose_device && gpu_engines.compiled && gpu_trim_refusal(plan).empty();
   ReadSource source(options, in_order, gpu_likely ? gpu_trim_chunk_records() : kCpuChunkRecords);
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
   std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
@@ -280,7 +300,8 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report) {
   std::future<std::size_t> first_group = std::async(std::launch::async, fill_group, 0);
   const DeviceChoice device = device_choice.get();
   trace("fastq-trim: device chosen");
-  const std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, report);
+  const std::unique_ptr<TrimEngine> engine =
+      choose_engine(options, device, plan, gpu_engines, report);
   std::size_t filled = first_group.get();
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
 

@@ -6,9 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "core/device_workers.hpp"
 #include "core/report.hpp"
+#include "preprocess/engine.hpp"
 #include "preprocess/trim_options.hpp"
 
 namespace seqfuse::preprocess {
@@ -24,5 +28,16 @@ struct TrimSummary {
 // Throws UsageError for options that cannot run and seqfuse::Error for bad
 // input or unwritable outputs; on any error no output file is left behind.
 TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report);
+
+// Where a run's GPU engines come from: the GPU's (the run above), or, in
+// the CPU tests, CPU engines behind fake devices, so that the path of
+// several GPU workers (device_engines.hpp) runs in CI as it runs on GPUs.
+struct GpuEngineSource {
+  bool compiled = false;  // false: as a build without a GPU backend
+  std::function<std::unique_ptr<TrimEngine>(const TrimPlan& plan, int device)> make;
+  BindDevice bind;  // makes a device current on the calling thread
+};
+TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
+                           const GpuEngineSource& gpu);
 
 }  // namespace seqfuse::preprocess

@@ -4,18 +4,24 @@
 // long reads, single- and paired-end, several option sets) and on the
 // repository's example reads. The engine fills every device buffer it
 // allocates with 0xAB, and the ChunkOutput strings start with a poison
-// prefix that must stay untouched.
+// prefix that must stay untouched. Then the same with several GPU workers
+// (gpu:0,0 and gpu:0,0,0: the multi-device path on one card), engine by
+// engine and as whole runs.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../unit/test_data.hpp"
+#include "../unit/test_temp_dir.hpp"
 #include "gpu/runtime.hpp"
+#include "preprocess/device_engines.hpp"
 #include "preprocess/engine.hpp"
 #include "preprocess/fastq_records.hpp"
 #include "preprocess/gpu_engine.hpp"
+#include "preprocess/trim_run.hpp"
 
 namespace gpu = seqfuse::gpu;
 namespace pp = seqfuse::preprocess;
@@ -174,14 +180,29 @@ void run_engine(pp::TrimEngine& engine, const Chunks& input, bool paired, unsign
   for (const pp::TrimTally& t : tallies) total.merge(t);
 }
 
-void gpu_equals_cpu(const pp::TrimPlan& plan, const Chunks& chunks, bool paired) {
+// The engine of `devices` as the run makes it: the GPU engine itself for
+// one worker, else one per worker behind the dealing engine.
+std::unique_ptr<pp::TrimEngine> gpu_engine_on(const pp::TrimPlan& plan,
+                                              const std::vector<int>& devices) {
+  if (devices.size() == 1) return pp::make_gpu_trim_engine(plan, devices[0]);
+  return pp::deal_to_engines(
+      pp::make_device_engines(
+          devices, [&](int device) { return pp::make_gpu_trim_engine(plan, device); },
+          [](int device) { gpu::use_device(device); }),
+      "gpu:" + std::to_string(devices.size()) + " workers");
+}
+
+void gpu_equals_cpu(const pp::TrimPlan& plan, const Chunks& chunks, bool paired,
+                    const std::vector<int>& devices = {0}) {
   REQUIRE(pp::gpu_trim_refusal(plan).empty());
   auto cpu = pp::make_cpu_trim_engine(plan);
-  auto gpu_engine = pp::make_gpu_trim_engine(plan, 0);
+  auto gpu_engine = gpu_engine_on(plan, devices);
   std::vector<pp::ChunkOutput> want, got;
   pp::TrimTally cpu_tally, gpu_tally;
   run_engine(*cpu, chunks, paired, 1, want, cpu_tally);
-  run_engine(*gpu_engine, chunks, paired, 3, got, gpu_tally);
+  // Three calling threads a worker, as many as -w 16 gives four workers.
+  run_engine(*gpu_engine, chunks, paired, static_cast<unsigned>(3 * devices.size()), got,
+             gpu_tally);
   REQUIRE(want.size() == got.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     CHECK(got[i].out1 == want[i].out1);
@@ -282,6 +303,104 @@ TEST_CASE("the GPU fastq-trim engine equals the CPU engine on the example reads"
     for (const auto& [name, plan] : plans(paired)) {
       INFO((paired ? "paired-end: " : "single-end: ") + name);
       gpu_equals_cpu(plan, chunks, paired);
+    }
+  }
+}
+
+TEST_CASE("several GPU workers trim as one GPU and the CPU do on random reads", "[gpu]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  gpu::use_device(0);
+  const std::uint64_t seed = seqfuse::test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  Maker maker(seed);
+  for (bool paired : {false, true}) {
+    Chunks chunks = random_chunks(maker, 11, 2000, 300);
+    const Chunks long_reads = random_chunks(maker, 1, 200, 700);  // a chunk on the host
+    chunks.reads.insert(chunks.reads.begin() + 5, long_reads.reads[0]);
+    chunks.mates.insert(chunks.mates.begin() + 5, long_reads.mates[0]);
+    for (const std::vector<int>& devices : {std::vector<int>{0, 0}, std::vector<int>{0, 0, 0}}) {
+      for (const auto& [name, plan] : plans(paired)) {
+        INFO((paired ? "paired-end: " : "single-end: ") + name + ", " +
+             std::to_string(devices.size()) + " workers on GPU 0");
+        gpu_equals_cpu(plan, chunks, paired, devices);
+      }
+    }
+  }
+}
+
+namespace {
+
+// A chunk's records as FASTQ lines.
+void write_fastq(const pp::ReadChunk& chunk, std::ofstream& out) {
+  for (const pp::FastqRecord& r : chunk.records) {
+    out.write(chunk.text.data() + r.header, r.header_length) << '\n';
+    out.write(chunk.text.data() + r.seq, r.length) << "\n+\n";
+    out.write(chunk.text.data() + r.qual, r.length) << '\n';
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fastq-trim runs on gpu:0, gpu:0,0 and gpu:0,0,0 write the CPU run's files", "[gpu]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  const std::uint64_t seed = seqfuse::test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  Maker maker(seed);
+  seqfuse::test::TempDir dir;
+  {
+    // 60,000 pairs: 8 chunks of the GPU engine's 8192, one of long reads.
+    std::ofstream r1(dir.file("r1.fq")), r2(dir.file("r2.fq"));
+    Chunks chunks = random_chunks(maker, 12, 5000, 300);
+    const Chunks long_reads = random_chunks(maker, 1, 300, 700);
+    chunks.reads.insert(chunks.reads.begin() + 4, long_reads.reads[0]);
+    chunks.mates.insert(chunks.mates.begin() + 4, long_reads.mates[0]);
+    for (std::size_t k = 0; k < chunks.reads.size(); ++k) {
+      write_fastq(chunks.reads[k], r1);
+      write_fastq(chunks.mates[k], r2);
+    }
+  }
+  const auto run = [&](const std::string& tag, const std::vector<int>* devices, bool gzip) {
+    pp::TrimOptions o;
+    o.in1 = dir.file("r1.fq").string();
+    o.in2 = dir.file("r2.fq").string();
+    o.out1 = dir.file(tag + "-o1.fq").string();
+    o.out2 = dir.file(tag + (gzip ? "-o2.fq.gz" : "-o2.fq")).string();
+    o.json = dir.file(tag + ".json").string();
+    o.html = dir.file(tag + ".html").string();
+    o.adapter_sequence = kAdapter1;
+    o.adapter_sequence_r2 = kAdapter2;
+    o.correction = true;
+    o.trim_poly_g = true;
+    o.cut_right = true;
+    o.threads = 12;
+    o.command_line = "fastq-trim";
+    // The CPU run as --device auto finds no GPU: its chunks are the GPU
+    // engine's, so that its gzip members are the same too.
+    o.choose_device = [devices] {
+      return devices != nullptr ? seqfuse::DeviceChoice{true, *devices} : seqfuse::DeviceChoice{};
+    };
+    o.gpu_required = devices != nullptr;  // a refusal fails the test, not trims on the CPU
+    seqfuse::Reporter report("fastq-trim", true);
+    const pp::TrimSummary summary = pp::run_fastq_trim(o, report);
+    std::vector<std::string> files;
+    for (const std::string* path : {&o.out1, &o.out2, &o.json, &o.html})
+      files.push_back(seqfuse::test::slurp(*path));
+    files.push_back(summary.engine);
+    return files;
+  };
+  for (const bool gzip : {false, true}) {
+    INFO(std::string(gzip ? "read 2 into gzip" : "plain outputs"));
+    std::vector<std::string> want = run("cpu", nullptr, gzip);
+    REQUIRE(want[0].size() > 1000000);
+    CHECK(want.back() == "cpu");
+    for (const std::vector<int>& devices :
+         {std::vector<int>{0}, std::vector<int>{0, 0}, std::vector<int>{0, 0, 0}}) {
+      const seqfuse::DeviceChoice choice{true, devices};
+      INFO(choice.name());
+      std::vector<std::string> got = run(std::to_string(devices.size()), &devices, gzip);
+      CHECK(got.back() == choice.name());
+      want.back() = got.back();
+      for (std::size_t f = 0; f < want.size(); ++f) CHECK(got[f] == want[f]);
     }
   }
 }
