@@ -30,6 +30,12 @@ cp data/lambda_virus.fa.gz "$seeds/sequences/"  # gzip, through ISA-L
 cp "$seeds"/sequences/*.f[aq] "$seeds/sequences_gzip/"
 cp tests/fuzz/seeds/matrix/* "$seeds/matrix/"
 cp tests/data/embed/esm_hd24_fp16_saved/model.safetensors "$seeds/safetensors/fp16.safetensors"
+# The same reader takes PyTorch's zip checkpoints: a valid one and the broken kinds.
+python3 scripts/make-torch-checkpoint.py tests/data/embed/esm_hd24_fp16_saved/model.safetensors \
+  "$seeds/safetensors/fp16.pt"
+for kind in code deflated strided no-storage truncated; do
+  python3 scripts/make-torch-checkpoint.py --bad $kind "$seeds/safetensors/$kind.pt"
+done
 for d in tests/data/embed/*/; do cp "$d/config.json" "$seeds/esm_config/$(basename "$d").json"; done
 cp tests/fuzz/seeds/kmer_db/* "$seeds/kmer_db/"
 

@@ -37,18 +37,22 @@ std::string shape_text(const Shape& shape) {
 class TensorStore {
  public:
   explicit TensorStore(const fs::path& folder) {
-    const fs::path single = folder / "model.safetensors";
-    const fs::path index = folder / "model.safetensors.index.json";
-    if (fs::exists(single)) {
-      files_.push_back(std::make_unique<SafetensorsFile>(single.string()));
-    } else if (fs::exists(index)) {
-      open_shards(folder, index);
-    } else {
-      std::string hint;
-      if (fs::exists(folder / "pytorch_model.bin"))
-        hint = " (pytorch_model.bin is not read: save the model with safe_serialization=True)";
-      throw Error("no model.safetensors in " + in_quotes(folder.string()) + hint);
+    // safetensors first, as transformers prefers it; PyTorch's format
+    // (read without executing its pickle) when that is all there is.
+    for (const char* base : {"model.safetensors", "pytorch_model.bin"}) {
+      const fs::path single = folder / base;
+      const fs::path index = folder / (std::string(base) + ".index.json");
+      if (fs::exists(single)) {
+        files_.push_back(std::make_unique<SafetensorsFile>(single.string()));
+        break;
+      }
+      if (fs::exists(index)) {
+        open_shards(folder, index);
+        break;
+      }
     }
+    if (files_.empty())
+      throw Error("no model.safetensors or pytorch_model.bin in " + in_quotes(folder.string()));
     for (const auto& file : files_)
       for (const TensorInfo& t : file->tensors()) owner_.emplace(t.name, file.get());
   }

@@ -16,6 +16,7 @@
 #include "core/output_file.hpp"
 #include "core/regular_file.hpp"
 #include "models/float16.hpp"
+#include "models/torch_checkpoint.hpp"
 
 namespace seqfuse::models {
 namespace {
@@ -87,7 +88,13 @@ SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
   }
   ::close(fd);  // the mapping stays valid
   try {
-    parse_header();
+    const std::span<const std::byte> whole(map_, map_size_);
+    if (looks_like_zip(whole)) {  // pytorch_model.bin: offsets into the whole file
+      data_begin_ = 0;
+      tensors_ = torch_checkpoint_tensors(whole, in_quotes(path_));
+    } else {
+      parse_header();
+    }
   } catch (...) {
     if (map_) ::munmap(const_cast<std::byte*>(map_), map_size_);
     throw;

@@ -1,6 +1,9 @@
 // A read-only, memory-mapped safetensors file (Hugging Face's checkpoint
 // format): 8-byte little-endian header length, a JSON header naming every
-// tensor's dtype, shape and byte range, then the data area.
+// tensor's dtype, shape and byte range, then the data area. A file that
+// starts as a ZIP archive is read as PyTorch's checkpoint format instead
+// (pytorch_model.bin, torch_checkpoint.hpp): its tensors are byte ranges of
+// the same mapping, so everything below reads both alike.
 //
 // The constructor checks the whole header against the file before anything
 // is read: header length within the file, every tensor's byte range inside

@@ -246,7 +246,7 @@ TEST_CASE("esm weights: a checkpoint that disagrees with config.json names the t
     CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }), Contains("no config.json in"));
     std::ofstream(dir.path() / "config.json") << kEsm2Config;
     CHECK_THAT(error_of([&] { (void)load_esm_model(dir.path()); }),
-               Contains("no model.safetensors in"));
+               Contains("no model.safetensors or pytorch_model.bin in"));
   }
 }
 
