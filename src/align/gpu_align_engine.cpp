@@ -2,8 +2,10 @@
 // (GpuPairScorer), search and all-against-all through the search kernels
 // with the target set resident (GpuScorer) or, when it does not fit, in
 // parts streamed one after another; --traceback on the GPU too (GpuTracer),
-// each traced score checked against the scored one. Compiled only in
-// builds with a GPU backend (gpu_absent.cpp stands in otherwise).
+// each traced score checked against the scored one. Several GPU workers
+// (--device gpu:0,1,...) go to gpu_align_multi.cpp, which shares the steps
+// of gpu_search_steps.hpp. Compiled only in builds with a GPU backend
+// (gpu_absent.cpp stands in otherwise).
 #include <algorithm>
 #include <cstdint>
 #include <exception>
@@ -307,9 +309,10 @@ AlignStats run_streamed_search_on_gpu(const AlignJob& job, const ScoringScheme& 
 
   // Tracing needs only the kept targets on the device.
   const std::vector<std::uint32_t> kept_targets = kept_target_list(kept);
+  // The tracer reads `subset` for pairs it traces on the CPU: it lives as long.
+  EncodedSequences subset(scheme);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback) {
-    EncodedSequences subset(scheme);
     for (std::uint32_t k : kept_targets) subset.append_codes(t[k]);
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, subset,
                                          /*device_budget_bytes=*/0, job.threads);

@@ -81,10 +81,15 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
                            ChunkExchange& exchange, double& device_seconds) {
   const unsigned threads = worker_threads(job);
   GpuScorer scorer(scheme, job.mode, targets, range);
+  // The tracer holds the range's targets (it reads them on the host for the
+  // pairs it traces on the CPU, so the copy lives as long as it does).
+  EncodedSequences range_targets(scheme);
   std::unique_ptr<GpuTracer> tracer;
-  if (job.traceback)
-    tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, copy_of(scheme, t, range),
+  if (job.traceback) {
+    range_targets = copy_of(scheme, t, range);
+    tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, range_targets,
                                          memory.budgets.trace, threads);
+  }
   std::vector<gpu::PairScore> scores;
   std::vector<std::vector<ScoredTarget>> kept;
   std::vector<AlignHit> hits;
@@ -115,9 +120,9 @@ void search_range_in_parts(const AlignJob& job, const ScoringScheme& scheme,
   if (exchange.stopping()) return;
   // Tracing needs only the kept targets on the device.
   const std::vector<std::uint32_t> kept_targets = kept_target_list(kept);
+  EncodedSequences subset(scheme);  // read by the tracer as long as it lives
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback && !kept_targets.empty()) {
-    EncodedSequences subset(scheme);
     for (std::uint32_t k : kept_targets) subset.append_codes(t[k]);
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, subset, memory.budgets.trace,
                                          threads);

@@ -74,14 +74,15 @@ Sets random_sets(const ScoringScheme& scheme, test::RandomSequences& rng, std::s
       targets.push_back(rng.random(kProtein, static_cast<std::size_t>(rng.uniform(20, 600))));
   }
   for (std::size_t k = 0; k < target_count; ++k)
-    sets.targets.append(targets[k], "t" + std::to_string(k));
+    sets.targets.append(targets[k], std::string("t").append(std::to_string(k)));
   for (std::size_t k = 0; k < query_count; ++k) {
     const std::string query =
         k % 3 == 0 ? rng.random(kProtein, static_cast<std::size_t>(rng.uniform(20, 600)))
                    : rng.mutate(targets[static_cast<std::size_t>(
                                     rng.uniform(0, static_cast<int>(target_count) - 1))],
                                 kProtein, 0.2);
-    sets.queries.append(query.empty() ? std::string("A") : query, "q" + std::to_string(k));
+    sets.queries.append(query.empty() ? std::string("A") : query,
+                        std::string("q").append(std::to_string(k)));
   }
   return sets;
 }
