@@ -207,7 +207,14 @@ void run_merged_chunks(const std::vector<int>& devices, std::size_t chunks, std:
               throw;
             }
           },
-          bind);
+          [&](int device) {
+            try {
+              bind(device);
+            } catch (...) {
+              exchange.stop();  // a device that cannot be used stops the run as a failure does
+              throw;
+            }
+          });
     } catch (...) {
       worker_error = std::current_exception();
     }

@@ -285,6 +285,14 @@ TEST_CASE("a failing worker or writer stops the chunk hand-over cleanly", "[alig
       "device lost");
   CHECK(written == 0);
 
+  // A device that cannot be made current (gone since the run started).
+  const seqfuse::BindDevice lost_device = [](int device) {
+    if (device == 7) throw seqfuse::Error("device 7 is gone");
+  };
+  CHECK_THROWS_WITH(
+      run_merged_chunks({0, 7, 0}, chunks, 0, worker_failing_at(9, 0), count_chunks, lost_device),
+      "device 7 is gone");
+
   // The writer fails (a full disk): the workers stop, the writer's error comes back.
   const ConsumeChunk failing_writer = [&](std::size_t c, std::vector<AlignHit>&) {
     if (c == 3) throw std::runtime_error("disk full");
