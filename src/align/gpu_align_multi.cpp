@@ -37,7 +37,16 @@ struct WorkerMemory {
 
 std::vector<WorkerMemory> measure_workers(const std::vector<int>& devices) {
   std::vector<WorkerMemory> memory(devices.size());
-  const int prior = gpu::current_device();
+  // The calling thread's device back afterwards, also when one is refused.
+  struct Restore {
+    int prior = gpu::current_device();
+    ~Restore() {
+      try {
+        gpu::use_device(prior);
+      } catch (...) {  // it was current a moment ago; nothing to report from here
+      }
+    }
+  } restore;
   for (std::size_t w = 0; w < devices.size(); ++w) {
     const auto same = std::find(devices.begin(), devices.end(), devices[w]);
     const auto sharing =
@@ -52,7 +61,6 @@ std::vector<WorkerMemory> measure_workers(const std::vector<int>& devices) {
     // quarters of what is free), of this worker's share.
     if (sharing > 1) memory[w].budgets = {memory[w].free_bytes / 2, memory[w].free_bytes / 4 * 3};
   }
-  gpu::use_device(prior);
   return memory;
 }
 

@@ -168,6 +168,24 @@ TEST_CASE("GPU workers with top 1 and ties, and more workers than targets",
   require_same(one, run_on(job, scheme, queries, same, {0, 0, 0}));
 }
 
+TEST_CASE("a GPU worker that fails fails the whole run; the next run is unharmed",
+          "[gpu][align][devices]") {
+  test::RandomSequences rng(test::test_seed());
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  const Sets sets = random_sets(scheme, rng, 30, 30);
+  for (const PairLayout layout : {PairLayout::search, PairLayout::pairs}) {
+    AlignJob job;
+    job.layout = layout;
+    job.gpu = true;
+    job.devices = {0, 9999};  // no such device
+    std::size_t hits = 0;
+    CHECK_THROWS(seqfuse::align::run_alignment(job, scheme, sets.queries, sets.targets,
+                                               [&](const AlignHit&) { ++hits; }));
+    CHECK(hits == 0);
+    CHECK(!run_on(job, scheme, sets.queries, sets.targets, {0, 0}).empty());
+  }
+}
+
 TEST_CASE("seqfuse --device gpu:0,0 output equals --device gpu:0's (CLI)",
           "[gpu][align][devices]") {
   const std::filesystem::path sf =
