@@ -94,6 +94,7 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   job.traceback = config.traceback || needs_traceback(format);
   job.threads = config.threads;
   job.gpu = device.gpu && gpu_can_score(scheme);
+  job.devices = device.devices;
   job.progress = [&report, total = query_batch.size()](std::size_t done) {
     report.progress(std::to_string(done) + " / " + std::to_string(total) + " queries");
   };

@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "align/alignment.hpp"
 #include "align/scoring.hpp"
@@ -30,6 +31,10 @@ struct AlignJob {
   bool traceback = false;
   unsigned threads = 1;
   bool gpu = false;  // score on the GPU (caller checked gpu_can_score)
+  // GPU workers (--device gpu:0,1,...; repeats allowed). Empty: the calling
+  // thread's current device. One: that device, today's one-device path.
+  // More: the work split across them (gpu_align_multi.cpp), same output.
+  std::vector<int> devices;
   // GPU search: residues of targets resident on the device at once; a larger
   // set is scored in parts, one after another. 0: AlignTunables'
   // part_residues, else sized from free device memory.

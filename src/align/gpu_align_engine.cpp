@@ -2,8 +2,10 @@
 // (GpuPairScorer), search and all-against-all through the search kernels
 // with the target set resident (GpuScorer) or, when it does not fit, in
 // parts streamed one after another; --traceback on the GPU too (GpuTracer),
-// each traced score checked against the scored one. Compiled only in
-// builds with a GPU backend (gpu_absent.cpp stands in otherwise).
+// each traced score checked against the scored one. Several GPU workers
+// (--device gpu:0,1,...) go to gpu_align_multi.cpp, which shares the steps
+// of gpu_search_steps.hpp. Compiled only in builds with a GPU backend
+// (gpu_absent.cpp stands in otherwise).
 #include <algorithm>
 #include <cstdint>
 #include <exception>
@@ -18,6 +20,7 @@
 #include "align/gpu_pair_scores.hpp"
 #include "align/gpu_params.hpp"
 #include "align/gpu_scores.hpp"
+#include "align/gpu_search_steps.hpp"
 #include "align/gpu_traceback.hpp"
 #include "align/top_hits.hpp"
 #include "core/error.hpp"
@@ -27,13 +30,6 @@
 
 namespace seqfuse::align {
 namespace {
-
-// Results held at once on the GPU path: queries are scored in chunks so that
-// chunk x targets stays under this many scores (768 MB). A chunk is where
-// the device's launches wait for the host's selection of hits, so chunks
-// should hold many queries: 15 against a 2 G-residue database of 4.4 M
-// proteins (2^24 made it 3, and 4 round trips for 10 queries).
-constexpr std::size_t kMaxScoresPerChunk = std::size_t{1} << 26;
 
 AlignResult to_result(const gpu::PairScore& s) {
   AlignResult r;
@@ -53,14 +49,16 @@ AlignResult checked_against_score(AlignResult traced, const gpu::PairScore& scor
   return traced;
 }
 
+}  // namespace
+
 // --pairs on the GPU: scores from the pairs kernel (one thread per pair,
 // gpu/align/score_pairs.cu); with --traceback the pairs are traced on the GPU
 // too and each traced score must equal the score kernel's.
-AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
-                            const EncodedSequences& queries, const EncodedSequences& targets,
-                            std::span<const Codes> q, std::span<const Codes> t,
-                            const EmitHits& emit) {
-  AlignStats stats;
+std::vector<AlignResult> score_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
+                                            const EncodedSequences& queries,
+                                            const EncodedSequences& targets,
+                                            std::span<const Codes> q, std::span<const Codes> t,
+                                            DeviceBudgets budgets, AlignStats& stats) {
   // With --traceback the tracer uploads its copy of the sequences and plans
   // its batches on a thread of its own while the score kernel runs (1 M
   // pairs of 1,000 bp on an H100: 0.55 s and 0.4 s), when the sequences take
@@ -72,8 +70,8 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   const auto build_tracer = [&, device = job.traceback ? gpu::current_device() : 0] {
     try {
       gpu::use_device(device);
-      tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
-                                           /*device_budget_bytes=*/0, job.threads);
+      tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets, budgets.trace,
+                                           job.threads);
       pairs.resize(q.size());
       for (std::size_t k = 0; k < pairs.size(); ++k)
         pairs[k] = {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k)};
@@ -89,9 +87,9 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   if (trace_beside) tracer_builder = std::jthread(build_tracer);
   std::vector<AlignResult> scores;
   {  // the scorer's device memory is returned before the tracer sizes its batches
-    GpuPairScorer scorer(scheme, job.mode, /*device_budget_bytes=*/0, job.threads);
+    GpuPairScorer scorer(scheme, job.mode, budgets.score, job.threads);
     scorer.score(queries, targets, scores);
-    stats.device_seconds = scorer.device_seconds();
+    stats.device_seconds += scorer.device_seconds();
   }
   seqfuse::trace("align: pairs scored");
   if (job.traceback) {
@@ -111,7 +109,137 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   }
   for (std::size_t k = 0; k < scores.size(); ++k)
     stats.cells += std::uint64_t{q[k].size()} * t[k].size();
-  stats.pairs = scores.size();
+  stats.pairs += scores.size();
+  return scores;
+}
+
+void kept_to_hits(std::span<const std::vector<ScoredTarget>> kept, std::size_t first,
+                  std::span<const std::uint32_t> kept_targets, std::uint32_t target_base,
+                  GpuTracer* tracer, std::vector<AlignHit>& hits) {
+  hits.clear();
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    for (const ScoredTarget& hit : kept[i])
+      hits.push_back({static_cast<std::uint32_t>(first + i), hit.target, to_result(hit.score)});
+  if (tracer == nullptr) return;
+  std::vector<PairIndex> pairs;
+  pairs.reserve(hits.size());
+  for (const AlignHit& hit : hits) {
+    std::uint32_t target = hit.target - target_base;  // its index in the tracer's targets
+    if (!kept_targets.empty())
+      target = static_cast<std::uint32_t>(
+          std::lower_bound(kept_targets.begin(), kept_targets.end(), hit.target) -
+          kept_targets.begin());
+    pairs.push_back({hit.query, target});
+  }
+  std::vector<AlignResult> traced(pairs.size());
+  tracer->align_pairs(pairs, traced);
+  for (std::size_t k = 0; k < hits.size(); ++k) {
+    const gpu::PairScore scored{hits[k].result.score, hits[k].result.query_end,
+                                hits[k].result.target_end};
+    hits[k].result = checked_against_score(std::move(traced[k]), scored);
+  }
+}
+
+void keep_top_of_chunk(const AlignJob& job, std::span<const gpu::PairScore> scores,
+                       TargetRange part, std::size_t first, std::size_t count,
+                       std::span<std::vector<ScoredTarget>> kept, unsigned threads) {
+  // Queries on threads of their own (a query against 4.4 M targets takes ~20 ms).
+  parallel_chunks(count, 1, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t query = first + i;
+      const std::span<const gpu::PairScore> row = scores.subspan(i * part.size(), part.size());
+      keep_top_of_part(row, part, job.layout == PairLayout::all_vs_all ? query + 1 : 0, job.top,
+                       kept[i]);
+    }
+  });
+}
+
+// Residues of targets one part of a GPU search holds. Parts pipeline the
+// upload: part k + 1 is uploaded and interleaved (about 0.5 s per G
+// residues on an H100) while part k is scored, so only the first part's
+// upload is waited for; each part costs launches and a tail of its own. A
+// 2 G-residue set took 5.29-5.80 s in 3 to 9 parts against 5.86-6.29 s
+// resident on an H100
+// (bench/results/2026-11-24-nvidia-h100-run18-session10.md).
+// Memory: a resident residue takes 1 byte and each query in flight 4 bytes
+// of edges per residue (score_db16.cu); two parts (or one and the tracer's
+// copy of the whole set) and two queries' edges fit in 3/4 of free memory.
+// Greedy parts of at most residues / 4 + longest hold more than residues / 4
+// each but the last: four at most.
+std::uint64_t part_residues(const AlignJob& job, std::uint64_t residues, std::uint64_t longest,
+                            std::uint64_t free_bytes) {
+  if (job.gpu_part_residues != 0) return job.gpu_part_residues;
+  if (const std::uint64_t forced = align_tunables().part_residues; forced != 0) return forced;
+  constexpr std::uint64_t kMinPart = std::uint64_t{512} << 20;
+  constexpr std::uint64_t kEdgeBytes = 4 * 2;  // per residue, two queries in flight
+  const std::uint64_t fits = free_bytes / 4 * 3 / (2 + kEdgeBytes);
+  return std::min(std::max(residues / 4 + longest, kMinPart), fits);
+}
+
+double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
+                      const EncodedSequences& queries, const EncodedSequences& targets,
+                      std::span<const TargetRange> parts,
+                      std::vector<std::vector<ScoredTarget>>& kept, unsigned threads,
+                      const std::function<bool()>& stopping) {
+  double device_seconds = 0;
+  const std::size_t query_count = queries.size();
+  kept.resize(query_count);
+  std::unique_ptr<GpuScorer> next;
+  std::exception_ptr build_error;
+  const auto build = [&, device = gpu::current_device()](TargetRange part) {
+    try {
+      gpu::use_device(device);
+      next = std::make_unique<GpuScorer>(scheme, job.mode, targets, part);
+    } catch (...) {
+      build_error = std::current_exception();
+    }
+  };
+  build(parts.front());
+  std::vector<gpu::PairScore> scores;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (build_error) std::rethrow_exception(build_error);
+    std::unique_ptr<GpuScorer> scorer = std::move(next);
+    std::jthread builder;  // joined on every way out of this iteration
+    if (p + 1 < parts.size()) builder = std::jthread(build, parts[p + 1]);
+    const TargetRange part = parts[p];
+    seqfuse::trace("align search: part " + std::to_string(p + 1) + " of " +
+                   std::to_string(parts.size()) + " (" + std::to_string(part.size()) +
+                   " targets) on the device");
+    const std::size_t chunk =
+        std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(part.size(), 1));
+    for (std::size_t first = 0; first < query_count; first += chunk) {
+      if (stopping && stopping()) return device_seconds;
+      const std::size_t count = std::min(chunk, query_count - first);
+      scorer->score_all(queries, first, count, scores);
+      keep_top_of_chunk(job, scores, part, first, count, std::span(kept).subspan(first, count),
+                        threads);
+    }
+    device_seconds += scorer->device_seconds();
+    scorer.reset();  // its device memory back before the next part is scored
+  }
+  return device_seconds;
+}
+
+std::vector<std::uint32_t> kept_target_list(std::span<const std::vector<ScoredTarget>> kept) {
+  std::vector<std::uint32_t> targets;
+  for (const auto& row : kept)
+    for (const ScoredTarget& hit : row) targets.push_back(hit.target);
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  return targets;
+}
+
+namespace {
+
+// --pairs on one device: scores (and traces) every pair, then hands them
+// over in slices.
+AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
+                            const EncodedSequences& queries, const EncodedSequences& targets,
+                            std::span<const Codes> q, std::span<const Codes> t,
+                            const EmitHits& emit) {
+  AlignStats stats;
+  std::vector<AlignResult> scores =
+      score_pairs_on_gpu(job, scheme, queries, targets, q, t, {}, stats);
   emit_pairs(scores, emit);
   return stats;
 }
@@ -125,28 +253,7 @@ AlignStats run_pairs_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
 void emit_kept(const AlignJob& job, std::span<const std::vector<ScoredTarget>> kept,
                std::size_t first, std::span<const std::uint32_t> kept_targets, GpuTracer* tracer,
                std::vector<AlignHit>& hits, const EmitHits& emit) {
-  hits.clear();
-  for (std::size_t i = 0; i < kept.size(); ++i)
-    for (const ScoredTarget& hit : kept[i])
-      hits.push_back({static_cast<std::uint32_t>(first + i), hit.target, to_result(hit.score)});
-  if (tracer != nullptr) {
-    std::vector<PairIndex> pairs;
-    for (const AlignHit& hit : hits) {
-      std::uint32_t target = hit.target;  // its index in the tracer's targets
-      if (!kept_targets.empty())
-        target = static_cast<std::uint32_t>(
-            std::lower_bound(kept_targets.begin(), kept_targets.end(), target) -
-            kept_targets.begin());
-      pairs.push_back({hit.query, target});
-    }
-    std::vector<AlignResult> traced(pairs.size());
-    tracer->align_pairs(pairs, traced);
-    for (std::size_t k = 0; k < hits.size(); ++k) {
-      const gpu::PairScore scored{hits[k].result.score, hits[k].result.query_end,
-                                  hits[k].result.target_end};
-      hits[k].result = checked_against_score(std::move(traced[k]), scored);
-    }
-  }
+  kept_to_hits(kept, first, kept_targets, 0, tracer, hits);
   emit(hits);
   if (job.progress) job.progress(first + kept.size());
 }
@@ -175,42 +282,12 @@ AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& 
     scorer.score_all(queries, first, count, scores);
     stats.pairs += std::uint64_t{count} * t.size();
     stats.cells += cells_of(q.subspan(first, count), t);
-
-    // Top hits of each query of the chunk; queries on threads of their own
-    // (a query against 4.4 M targets takes ~20 ms).
     kept.assign(count, {});
-    parallel_chunks(count, 1, job.threads, [&](unsigned, std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        const std::span<const gpu::PairScore> row(scores.data() + i * t.size(), t.size());
-        keep_top_of_part(row, all, job.layout == PairLayout::all_vs_all ? first + i + 1 : 0,
-                         job.top, kept[i]);
-      }
-    });
+    keep_top_of_chunk(job, scores, all, first, count, kept, job.threads);
     emit_kept(job, kept, first, {}, tracer.get(), hits, emit);
   }
   stats.device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
   return stats;
-}
-
-// Residues of targets one part of a GPU search holds. Parts pipeline the
-// upload: part k + 1 is uploaded and interleaved (about 0.5 s per G
-// residues on an H100) while part k is scored, so only the first part's
-// upload is waited for; each part costs launches and a tail of its own. A
-// 2 G-residue set took 5.29-5.80 s in 3 to 9 parts against 5.86-6.29 s
-// resident on an H100
-// (bench/results/2026-11-24-nvidia-h100-run18-session10.md).
-// Memory: a resident residue takes 1 byte and each query in flight 4 bytes
-// of edges per residue (score_db16.cu); two parts (or one and the tracer's
-// copy of the whole set) and two queries' edges fit in 3/4 of free memory.
-// Greedy parts of at most residues / 4 + longest hold more than residues / 4
-// each but the last: four at most.
-std::uint64_t part_residues(const AlignJob& job, std::uint64_t residues, std::uint64_t longest) {
-  if (job.gpu_part_residues != 0) return job.gpu_part_residues;
-  if (const std::uint64_t forced = align_tunables().part_residues; forced != 0) return forced;
-  constexpr std::uint64_t kMinPart = std::uint64_t{512} << 20;
-  constexpr std::uint64_t kEdgeBytes = 4 * 2;  // per residue, two queries in flight
-  const std::uint64_t fits = gpu::free_device_memory() / 4 * 3 / (2 + kEdgeBytes);
-  return std::min(std::max(residues / 4 + longest, kMinPart), fits);
 }
 
 // Search and all-against-all on the GPU with a target set in parts, one
@@ -224,57 +301,18 @@ AlignStats run_streamed_search_on_gpu(const AlignJob& job, const ScoringScheme& 
                                       std::span<const Codes> t, std::span<const TargetRange> parts,
                                       const EmitHits& emit) {
   AlignStats stats;
-  std::vector<std::vector<ScoredTarget>> kept(q.size());
-  std::unique_ptr<GpuScorer> next;
-  std::exception_ptr build_error;
-  const auto build = [&, device = gpu::current_device()](TargetRange part) {
-    try {
-      gpu::use_device(device);
-      next = std::make_unique<GpuScorer>(scheme, job.mode, targets, part);
-    } catch (...) {
-      build_error = std::current_exception();
-    }
-  };
-  build(parts.front());
-  std::vector<gpu::PairScore> scores;
-  for (std::size_t p = 0; p < parts.size(); ++p) {
-    if (build_error) std::rethrow_exception(build_error);
-    std::unique_ptr<GpuScorer> scorer = std::move(next);
-    std::jthread builder;  // joined on every way out of this iteration
-    if (p + 1 < parts.size()) builder = std::jthread(build, parts[p + 1]);
-    const TargetRange part = parts[p];
-    seqfuse::trace("align search: part " + std::to_string(p + 1) + " of " +
-                   std::to_string(parts.size()) + " (" + std::to_string(part.size()) +
-                   " targets) on the device");
-    const std::size_t chunk =
-        std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(part.size(), 1));
-    for (std::size_t first = 0; first < q.size(); first += chunk) {
-      const std::size_t count = std::min(chunk, q.size() - first);
-      scorer->score_all(queries, first, count, scores);
-      parallel_chunks(count, 1, job.threads, [&](unsigned, std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-          const std::size_t query = first + i;
-          const std::span<const gpu::PairScore> row(scores.data() + i * part.size(), part.size());
-          keep_top_of_part(row, part, job.layout == PairLayout::all_vs_all ? query + 1 : 0, job.top,
-                           kept[query]);
-        }
-      });
-    }
-    stats.device_seconds += scorer->device_seconds();
-    scorer.reset();  // its device memory back before the next part is scored
-  }
+  std::vector<std::vector<ScoredTarget>> kept;
+  stats.device_seconds =
+      score_in_parts(job, scheme, queries, targets, parts, kept, job.threads, {});
   stats.pairs = std::uint64_t{q.size()} * t.size();
   stats.cells = cells_of(q, t);
 
   // Tracing needs only the kept targets on the device.
-  std::vector<std::uint32_t> kept_targets;
-  for (const auto& row : kept)
-    for (const ScoredTarget& hit : row) kept_targets.push_back(hit.target);
-  std::sort(kept_targets.begin(), kept_targets.end());
-  kept_targets.erase(std::unique(kept_targets.begin(), kept_targets.end()), kept_targets.end());
+  const std::vector<std::uint32_t> kept_targets = kept_target_list(kept);
+  // The tracer reads `subset` for pairs it traces on the CPU: it lives as long.
+  EncodedSequences subset(scheme);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback) {
-    EncodedSequences subset(scheme);
     for (std::uint32_t k : kept_targets) subset.append_codes(t[k]);
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, subset,
                                          /*device_budget_bytes=*/0, job.threads);
@@ -300,7 +338,8 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   std::uint64_t longest = 0;
   for (const Codes& target : t) longest = std::max<std::uint64_t>(longest, target.size());
   const std::vector<TargetRange> parts = plan_target_parts(
-      targets.offsets(), part_residues(job, targets.flat_codes().size(), longest));
+      targets.offsets(),
+      part_residues(job, targets.flat_codes().size(), longest, gpu::free_device_memory()));
   if (parts.size() <= 1)
     return run_resident_search_on_gpu(job, scheme, queries, targets, q, t, emit);
   return run_streamed_search_on_gpu(job, scheme, queries, targets, q, t, parts, emit);
@@ -312,6 +351,11 @@ class GpuAlignEngine final : public AlignEngine {
 
   AlignStats run(const AlignJob& job, const EncodedSequences& queries,
                  const EncodedSequences& against, const EmitHits& emit) override {
+    // Several workers (--device gpu:0,1,...): the work split across them.
+    if (job.devices.size() > 1) return run_on_gpus(job, scheme_, queries, against, emit);
+    // One: on its device. The device was chosen on another thread (while the
+    // input was read), and the current device is the calling thread's.
+    if (!job.devices.empty()) gpu::use_device(job.devices.front());
     const std::vector<Codes> q = queries.views();
     const std::vector<Codes> t = against.views();
     if (job.layout == PairLayout::pairs)
