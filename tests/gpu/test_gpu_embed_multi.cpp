@@ -26,8 +26,8 @@
 #include "models/embed_workers.hpp"
 #include "models/esm_weights.hpp"
 #include "models/gpu_engine.hpp"
-#include "test_embed_support.hpp"
-#include "test_temp_dir.hpp"
+#include "../unit/test_embed_support.hpp"
+#include "../unit/test_temp_dir.hpp"
 
 using namespace seqfuse::models;
 using seqfuse::DeviceChoice;
@@ -162,7 +162,7 @@ TEST_CASE("embed on GPU workers: gpu:0,0 and gpu:0,0,0 write gpu:0's bytes, ever
         const auto one = run_files(model, input, c, dtype, {0}, toks);
         REQUIRE_FALSE(one.empty());
         for (const auto& devices : worker_lists()) {
-          INFO(DeviceChoice{true, devices}.name());
+          INFO((DeviceChoice{true, devices}.name()));
           CHECK(run_files(model, input, c, dtype, devices, toks) == one);
         }
       }
@@ -195,7 +195,7 @@ TEST_CASE("embed on GPU workers: poisoned buffers, every head size, same bytes a
       }
       REQUIRE(one.bytes.size() > input.size() * hidden);
       for (const auto& devices : worker_lists()) {
-        INFO(DeviceChoice{true, devices}.name());
+        INFO((DeviceChoice{true, devices}.name()));
         EmbedWorkers workers;
         workers.devices = devices;
         workers.make_engine = [&](std::size_t, int device) {
