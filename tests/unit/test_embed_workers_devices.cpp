@@ -505,3 +505,38 @@ TEST_CASE("embed workers: progress counts up to every sequence, an empty input n
   CHECK_THROWS_WITH(run_embed_job_on_workers(job, cpu_workers({}), input, hidden(), none),
                     "internal: an embed job with no worker");
 }
+
+TEST_CASE("embed plan: windows, longest-first batches and the reserved size", "[embed][devices]") {
+  ProteinSet input;
+  for (const std::size_t tokens : {5, 9, 3, 9, 20, 4}) {
+    TokenizedProtein p;
+    p.ids.assign(tokens, 4);
+    p.residues = tokens - 2;
+    input.ids.push_back(std::to_string(input.size()));
+    input.proteins.push_back(p);
+    input.tokens += tokens;
+    input.longest = std::max(input.longest, tokens);
+  }
+  WindowPlan plan;
+  plan_window(input, 0, input.size(), 18, plan);
+  // Longest first, ties in input order; a sequence past the size comes alone.
+  CHECK(plan.order == std::vector<std::size_t>{4, 1, 3, 0, 5, 2});
+  CHECK(plan.starts == std::vector<std::size_t>{0, 1, 3, 6});
+  CHECK(plan.tokens == std::vector<std::size_t>{20, 18, 12});
+  plan_window(input, 2, 5, 0, plan);  // 0 counts as 1: one sequence a batch
+  CHECK(plan.order == std::vector<std::size_t>{4, 3, 2});
+  CHECK(plan.batches() == 3);
+  CHECK(plan.batch(1).size() == 1);
+
+  const Readout mean{{1}, Pooling::mean}, none{{1, 2}, Pooling::none};
+  CHECK(result_floats(input.proteins[0], mean, 2) == 2);
+  CHECK(result_floats(input.proteins[0], none, 2) == 5 * 2 * 2);
+  CHECK(window_end(input, 0, mean, 2, 7) == 3);  // 2 + 2 + 2 floats fit 7
+  CHECK(window_end(input, 3, mean, 2, 7) == 6);
+  CHECK(window_end(input, 0, none, 2, 7) == 1);  // one sequence at least
+  CHECK(window_end(input, 5, none, 2, 1000) == 6);
+
+  CHECK(reserve_tokens(input, 18) == 20);     // never below the longest
+  CHECK(reserve_tokens(input, 1000) == 120);  // never above all padded to the longest
+  CHECK(reserve_tokens(input, 0) == 20);
+}
