@@ -125,7 +125,10 @@ FamilyKey family_of(const Linear& job) {
           static_cast<int>(job.activation)};
 }
 
-// Process-wide: one cuBLASLt handle and the algorithm chosen per GEMM family.
+// Process-wide: a cuBLASLt handle per device (a handle belongs to the device
+// current when it was made; embed's --device gpu:0,1 runs engines on several)
+// and the algorithm chosen per GEMM family, shared by every device, so all
+// devices of a run compute each GEMM alike.
 // The first heuristic queries of a process are slow (~0.1 s each on an H100:
 // cuBLASLt loads candidate kernels), and batches differ in row count, so an
 // algorithm is chosen once per family, by warm_up_gemms() on a thread of its
@@ -134,15 +137,18 @@ FamilyKey family_of(const Linear& job) {
 // warm-up, so a GEMM that needs an algorithm waits for it.
 struct SharedGemmState {
   std::mutex mutex;
-  cublasLtHandle_t handle = nullptr;
+  std::map<int, cublasLtHandle_t> handles;                                // by device
   std::map<FamilyKey, std::pair<cublasLtMatmulAlgo_t, bool>> algorithms;  // algo, usable
 
   static SharedGemmState& get() {
-    static SharedGemmState state;  // its handle is never destroyed: plans use it to the end
+    static SharedGemmState state;  // its handles are never destroyed: plans use them to the end
     return state;
   }
-  // Callers hold the mutex.
+  // The calling thread's current device's handle. Callers hold the mutex.
   cublasLtHandle_t handle_locked() {
+    int device = 0;
+    GPU_CHECK(gpuGetDevice(&device));
+    cublasLtHandle_t& handle = handles[device];
     if (!handle) check_lt(cublaslt().create(&handle), "cublasLtCreate");
     return handle;
   }
@@ -231,7 +237,7 @@ struct LinearGemm::Impl {
   DeviceBuffer workspace;
   std::map<PlanKey, std::unique_ptr<Plan>> plans;
 
-  // The shared handle is fetched by the first GEMM (plan_for), so making an
+  // The device's shared handle is fetched by the first GEMM (plan_for), so making an
   // engine does not wait for a warm-up that holds the shared state.
   explicit Impl(GemmBackend b) : backend(b) {
     if (backend == GemmBackend::tiled) return;

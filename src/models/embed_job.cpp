@@ -1,11 +1,11 @@
 #include "models/embed_job.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <span>
 
 #include "core/error.hpp"
 #include "core/report.hpp"
+#include "models/embed_plan.hpp"
 
 namespace seqfuse::models {
 namespace {
@@ -88,71 +88,33 @@ OutputShape output_shape(const ProteinSet& input, const Readout& readout, std::s
 
 EmbedStats run_embed_job(const EmbedJob& job, EmbeddingEngine& engine, const ProteinSet& input,
                          std::size_t hidden, EmbeddingWriter& writer) {
-  const std::size_t toks_per_batch = std::max<std::size_t>(job.toks_per_batch, 1);
-  // No batch holds more than every sequence padded to the longest: reserving
-  // for --toks-per-batch 2147483647 as given used to end in a bare "out of
-  // host memory" on any input.
-  const std::size_t most_tokens = std::max<std::size_t>(input.size(), 1) * input.longest;
-  engine.reserve(input.longest, std::max(std::min(toks_per_batch, most_tokens), input.longest));
+  engine.reserve(input.longest, reserve_tokens(input, job.toks_per_batch));
   trace("embed: engine reserved its batch memory");
-  const std::size_t layers = job.readout.layers.size();
-  const auto result_floats = [&](std::size_t i) {
-    const std::size_t tokens = input.proteins[i].ids.size();
-    return layers * hidden * (job.readout.pooling == Pooling::none ? tokens : 1);
-  };
 
   EmbedStats stats;
   std::size_t embedded = 0;  // sequences through the engine, for progress
+  WindowPlan plan;
   std::vector<Embedding> results, batch_out;
-  std::vector<std::size_t> order, batch;
   std::vector<std::span<const std::int32_t>> batch_tokens;
   for (std::size_t first = 0; first < input.size();) {
-    std::size_t last = first + 1, floats = result_floats(first);
-    while (last < input.size() && floats + result_floats(last) <= job.window_floats)
-      floats += result_floats(last++);
-
-    // Longest first; equal lengths keep input order, so runs are repeatable.
-    order.resize(last - first);
-    std::iota(order.begin(), order.end(), first);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return input.proteins[a].ids.size() > input.proteins[b].ids.size();
-    });
+    const std::size_t last = window_end(input, first, job.readout, hidden, job.window_floats);
+    plan_window(input, first, last, job.toks_per_batch, plan);
     results.assign(last - first, {});
-    for (std::size_t next = 0; next < order.size();) {
-      batch.clear();
+    for (std::size_t b = 0; b < plan.batches(); ++b) {
+      const std::span<const std::size_t> batch = plan.batch(b);
       batch_tokens.clear();
-      std::size_t tokens = 0;
-      while (next < order.size()) {
-        const std::size_t n = input.proteins[order[next]].ids.size();
-        if (!batch.empty() && tokens + n > toks_per_batch) break;
-        tokens += n;
-        batch.push_back(order[next]);
-        batch_tokens.emplace_back(input.proteins[order[next]].ids);
-        ++next;
-      }
+      for (const std::size_t i : batch) batch_tokens.emplace_back(input.proteins[i].ids);
       batch_out.assign(batch.size(), {});
       engine.embed(batch_tokens, job.readout, batch_out);
-      for (std::size_t b = 0; b < batch.size(); ++b)
-        results[batch[b] - first] = std::move(batch_out[b]);
-      stats.tokens += tokens;
+      for (std::size_t k = 0; k < batch.size(); ++k)
+        results[batch[k] - first] = std::move(batch_out[k]);
+      stats.tokens += plan.tokens[b];
       ++stats.batches;
-      trace("embed: batch of " + std::to_string(tokens) + " tokens embedded");
+      trace("embed: batch of " + std::to_string(plan.tokens[b]) + " tokens embedded");
       embedded += batch.size();
       if (job.progress) job.progress(embedded);
     }
-
-    for (std::size_t i = first; i < last; ++i) {
-      const Embedding& e = results[i - first];
-      SequenceRows rows;
-      rows.id = input.ids[i];
-      rows.values = e.values.data();
-      rows.block_rows = e.rows;
-      // --pool none: the residues, without BOS and EOS.
-      const bool per_token = job.readout.pooling == Pooling::none;
-      rows.first_row = per_token ? 1 : 0;
-      rows.rows = per_token ? input.proteins[i].residues : 1;
-      writer.write(rows);
-    }
+    write_window(input, first, results, job.readout.pooling, writer);
     stats.sequences += last - first;
     first = last;
   }

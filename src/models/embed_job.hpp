@@ -1,6 +1,7 @@
 // One embed run: the input checked and tokenized in input order, then fed
-// to an engine in length-sorted batches of at most --toks-per-batch tokens,
-// and the results handed to the writer in input order again.
+// to an engine in length-sorted batches of at most --toks-per-batch tokens
+// (embed_plan.hpp), and the results handed to the writer in input order
+// again. embed_workers.hpp runs the same batches over several GPU workers.
 #pragma once
 
 #include <cstddef>
@@ -51,7 +52,10 @@ struct EmbedJob {
   std::size_t toks_per_batch = 4096;
   // Floats of results held before they go to the writer in input order: the
   // input is processed in windows of consecutive sequences this large, each
-  // sorted by length on its own. Bounds memory for --pool none.
+  // sorted by length on its own. Bounds memory for --pool none (with several
+  // workers, EmbedWorkers::windows_in_flight windows at once). The windows
+  // decide the batches (embed_plan.hpp): the same value for every device
+  // count keeps the output identical.
   std::size_t window_floats = std::size_t{1} << 26;
   // Called after every batch with the number of sequences embedded so far.
   std::function<void(std::size_t sequences_done)> progress;

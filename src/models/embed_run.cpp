@@ -1,5 +1,7 @@
 #include "models/embed_run.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <future>
 #include <memory_resource>
@@ -8,6 +10,7 @@
 #include "core/output_file.hpp"
 #include "io/batch_reader.hpp"
 #include "models/cpu_forward.hpp"
+#include "models/embed_workers.hpp"
 #include "models/gpu_engine.hpp"
 
 namespace seqfuse::models {
@@ -63,9 +66,17 @@ std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
                                                        const DeviceChoice& device,
                                                        ComputeType compute, unsigned threads) {
   if (!device.gpu) return std::make_unique<CpuEsmEngine>(model, threads);
+  return make_gpu_worker_engine(model, device, device.first(), compute);
+}
+
+std::unique_ptr<EmbeddingEngine> make_gpu_worker_engine(const EsmModel& model,
+                                                        const DeviceChoice& device, int index,
+                                                        ComputeType compute) {
   GpuEngineOptions options;
-  options.device = device.first();
+  options.device = index;
   options.compute = compute;
+  options.engines_on_device = static_cast<std::size_t>(
+      std::max<std::ptrdiff_t>(std::count(device.devices.begin(), device.devices.end(), index), 1));
   return make_gpu_engine(model, options);
 }
 
@@ -91,10 +102,17 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   // this one reads the input and uploads the weights. Not earlier: started
   // beside the driver's start, the device was ready 50-100 ms later in the
   // traced runs (bench/results/2026-11-24-nvidia-h100-run8-embed.md).
+  // With several GPUs, the first chooses the algorithms for the process and
+  // the others only load the chosen kernels (a few ms each).
   std::future<void> gemm_warm_up;
   if (device.gpu)
     gemm_warm_up = std::async(std::launch::async, [&options, &device, compute] {
-      warm_up_gpu_engine(options.model, device.first(), compute);
+      std::vector<int> warmed;
+      for (const int index : device.devices) {
+        if (std::find(warmed.begin(), warmed.end(), index) != warmed.end()) continue;
+        warmed.push_back(index);
+        warm_up_gpu_engine(options.model, index, compute);
+      }
     });
   const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
   if (options.max_length + 2 > static_cast<std::size_t>(model.config.max_position_embeddings))
@@ -131,23 +149,48 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
     return {};
   }
 
-  const std::unique_ptr<EmbeddingEngine> engine =
-      make_embedding_engine(model, device, compute, options.threads);
-  trace("embed: engine ready");
   EmbedJob job;
   job.readout = readout;
-  // Asked only when the user gave no size: a GPU engine's answer queries the device.
-  job.toks_per_batch =
-      options.toks_per_batch ? *options.toks_per_batch : engine->preferred_batch_tokens();
   job.progress = [&report, total = input.size()](std::size_t done) {
     report.progress(std::to_string(done) + " / " + std::to_string(total) + " sequences");
   };
-  // The forward clock starts once cuBLASLt has chosen its algorithms: a
-  // one-time cost per process (~0.2 s on an H100) that the whole-process
-  // time includes and a timed pass after a warm-up (as HF is timed) would not.
-  if (gemm_warm_up.valid()) gemm_warm_up.wait();
+  // The forward clock starts once the engines are built and cuBLASLt has
+  // chosen its algorithms: a one-time cost per process (~0.2 s on an H100)
+  // that the whole-process time includes and a timed pass after a warm-up
+  // (as HF is timed) would not.
   Stopwatch embed_clock;
-  const EmbedStats stats = run_embed_job(job, *engine, input, hidden, *writer);
+  EmbedStats stats;
+  std::string engine_name;
+  if (device.workers() > 1) {
+    // Every engine is built on its worker's thread, all at once.
+    EmbedWorkers workers;
+    workers.devices = device.devices;
+    workers.make_engine = [&model, &device, compute](std::size_t, int index) {
+      return make_gpu_worker_engine(model, device, index, compute);
+    };
+    if (options.toks_per_batch)
+      job.toks_per_batch = *options.toks_per_batch;
+    else
+      workers.engines_choose_batch = true;
+    workers.engines_ready = [&gemm_warm_up, &embed_clock] {
+      trace("embed: engines ready");
+      if (gemm_warm_up.valid()) gemm_warm_up.wait();
+      embed_clock = Stopwatch();  // read once the workers are joined
+    };
+    stats = run_embed_job_on_workers(job, workers, input, hidden, *writer);
+    engine_name = device.name();
+  } else {
+    const std::unique_ptr<EmbeddingEngine> engine =
+        make_embedding_engine(model, device, compute, options.threads);
+    trace("embed: engine ready");
+    // Asked only when the user gave no size: a GPU engine's answer queries the device.
+    job.toks_per_batch =
+        options.toks_per_batch ? *options.toks_per_batch : engine->preferred_batch_tokens();
+    if (gemm_warm_up.valid()) gemm_warm_up.wait();
+    embed_clock = Stopwatch();
+    stats = run_embed_job(job, *engine, input, hidden, *writer);
+    engine_name = engine->name();
+  }
   const double embed_seconds = embed_clock.seconds();
   trace("embed: every batch embedded");
   facts.phase("embed");  // the engine's start and every batch, written as they come
@@ -158,7 +201,7 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   const unsigned threads = options.threads;
   const std::string what =
       std::to_string(stats.sequences) + " sequences, " +
-      si_number(static_cast<double>(stats.tokens)) + " tokens on " + engine->name() + " (" +
+      si_number(static_cast<double>(stats.tokens)) + " tokens on " + engine_name + " (" +
       (device.gpu ? compute_type_name(compute) + ")"
                   : std::to_string(threads) + (threads == 1 ? " thread)" : " threads)"));
   report.summary(what, clock.seconds(),

@@ -1,7 +1,8 @@
 // One `seqfuse embed` run from start to summary line: the device chosen on a
 // thread of its own while the model loads, --dtype checked against it, the
 // GEMM library readied beside the input read, the engine chosen, the job
-// (embed_job.hpp) run and the summary written. The command line
+// (embed_job.hpp; embed_workers.hpp for several GPU workers) run and the
+// summary written. The command line
 // (src/cli/cli_embed.cpp) only fills EmbedOptions.
 #pragma once
 
@@ -57,10 +58,18 @@ struct EmbedOptions {
 
 // The one place the engine is chosen: the GPU engine (gpu_engine.hpp) on a
 // GPU, else the CPU engine with `threads`. `model` must outlive the engine.
+// With several GPU workers (--device gpu:0,1,...), run_embed gives each its
+// own engine, made by make_gpu_worker_engine on the worker's thread.
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
                                                                      const DeviceChoice& device,
                                                                      ComputeType compute,
                                                                      unsigned threads);
+// The GPU engine of a worker of `device` on GPU `index` (one of
+// device.devices); workers sharing that GPU share its memory.
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_worker_engine(const EsmModel& model,
+                                                                      const DeviceChoice& device,
+                                                                      int index,
+                                                                      ComputeType compute);
 
 // Shows warnings, progress and the summary line through `report`. Throws
 // UsageError for a --dtype the device cannot compute in or --layers outside

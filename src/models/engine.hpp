@@ -5,8 +5,10 @@
 // A GPU backend plugs in by implementing EmbeddingEngine over an EsmModel
 // (plain fp32 host arrays, uploaded and converted to its compute type as it
 // likes) and being made in make_embedding_engine (embed_run.hpp), the one
-// place the engine is chosen. The job hands it length-sorted batches of
-// tokenized sequences, at most --toks-per-batch tokens each (a longer
+// place the engine is chosen. With several GPU workers each has an engine of
+// its own, made, used and destroyed on the worker's thread
+// (embed_workers.hpp), so an engine is only ever used from one thread. The job hands it
+// length-sorted batches of tokenized sequences, at most --toks-per-batch tokens each (a longer
 // sequence comes alone), and expects the readout below back, per sequence,
 // in batch order. Each sequence attends only to its own tokens: no padding,
 // as a separate forward pass of transformers' EsmModel per sequence would

@@ -12,6 +12,7 @@
 // tensor cores with 16-bit Q, K, V and softmax weights (sm_80 and later).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,9 @@ namespace seqfuse::models {
 struct GpuEngineOptions {
   int device = 0;
   ComputeType compute = ComputeType::bf16;
+  // Engines sharing the device (--device gpu:0,0 runs two): each takes this
+  // share of the memory preferred_batch_tokens() may plan for.
+  std::size_t engines_on_device = 1;
   // The portable tiled GEMM kernel instead of cuBLASLt (always on HIP), so a
   // CUDA machine can test what HIP builds run.
   bool tiled_gemm = false;

@@ -34,12 +34,14 @@ GpuEsmEngine::GpuEsmEngine(const EsmModel& model, const GpuEngineOptions& option
 // 65,536 tokens keep every multiprocessor busy through each op (the 8M
 // model's forward pass in bf16 on an H100: 4,096 ran at half its speed,
 // 16,384 8 % slower; bench/results/2026-11-23-nvidia-h100-embed-bench1.md),
-// as far as half the free memory holds them (a 3B model needs ~10 GB).
+// as far as half the free memory holds them (a 3B model needs ~10 GB),
+// shared out between the engines on the device.
 std::size_t GpuEsmEngine::preferred_batch_tokens() const {
   constexpr std::size_t kMost = 65536, kLeast = 4096;
   const std::size_t per_token =
       lay_out(kMost, shape_.hidden, shape_.intermediate, shape_.type).total / kMost + 1;
-  const std::size_t fits = gpu::free_device_memory() / 2 / per_token;
+  const std::size_t fits = gpu::free_device_memory() / 2 /
+                           std::max<std::size_t>(options_.engines_on_device, 1) / per_token;
   return std::clamp(fits / 1024 * 1024, kLeast, kMost);
 }
 
