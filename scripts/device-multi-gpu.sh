@@ -176,7 +176,7 @@ scaling_command() {
   case $1 in
     align) echo "$sf align-sw --device $2 -t $threads $work/AQ.fa $work/DB.fa -o out.tsv" ;;
     kmer) echo "$sf kmer-count --device $2 -t $threads -k 31 $(ls "$work"/part*.fq | tr '\n' ' ') --histo out.histo -o out.kdb" ;;
-    embed) echo "$sf embed --device $2 -t $threads --dtype bf16 --model $work/esm650/model $work/EP.fa -o out.tsv" ;;
+    embed) echo "$sf embed --device $2 -t $threads --dtype bf16 --model $work/esm650/model $work/EP.fa -o out.npy" ;;
     bwt) echo "$sf bwt --device $2 -t $threads -p out $work/chrx.fa" ;;
     trim) echo "$sf fastq-trim --device $2 -w $threads -i $work/t1.fq -I $work/t2.fq -o out1.fq -O out2.fq -j /dev/null -h /dev/null" ;;
   esac
@@ -185,7 +185,7 @@ scaling_outputs() {
   case $1 in
     align) echo out.tsv ;;
     kmer) echo out.kdb out.histo ;;
-    embed) echo out.tsv ;;
+    embed) echo out.npy out.ids.txt ;;
     bwt) echo out.bwt out.sa out.pac ;;
     trim) echo out1.fq out2.fq ;;
   esac
