@@ -33,6 +33,13 @@ struct DeviceInfo {
 // Devices usable by this build; empty when there is no backend, no driver or
 // no device. Never throws for "no device": that is an ordinary answer.
 [[nodiscard]] std::vector<DeviceInfo> devices();
+// How many devices the runtime sees (0 without a backend, driver or
+// device). Unlike devices(), it starts no device: on a node of 8 GPUs,
+// devices() starts all 8 contexts one after another (about 0.3 s each).
+[[nodiscard]] int device_count();
+// Device `index`'s name as the driver gives it, without starting it; empty
+// when there is no such device.
+[[nodiscard]] std::string device_name(int index);
 // Makes `index` the current device of the calling thread.
 void use_device(int index);
 // The calling thread's current device (for handing it to a worker thread).

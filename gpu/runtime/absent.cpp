@@ -18,6 +18,12 @@ BackendInfo backend() {
 std::vector<DeviceInfo> devices() {
   return {};
 }
+int device_count() {
+  return 0;
+}
+std::string device_name(int) {
+  return {};
+}
 void use_device(int) {
   no_backend();
 }

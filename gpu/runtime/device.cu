@@ -72,6 +72,24 @@ std::vector<DeviceInfo> devices() {
   return found;
 }
 
+int device_count() {
+  int count = 0;
+  if (gpuGetDeviceCount(&count) != gpuSuccess) {  // no driver or no device: none
+    (void)gpuGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+std::string device_name(int index) {
+  gpuDeviceProp_t prop{};
+  if (index < 0 || index >= device_count() || gpuGetDeviceProperties(&prop, index) != gpuSuccess) {
+    (void)gpuGetLastError();
+    return {};
+  }
+  return prop.name;
+}
+
 void use_device(int index) {
   GPU_CHECK(gpuSetDevice(index));
 }

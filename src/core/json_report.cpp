@@ -32,9 +32,9 @@ Json device(const RunFacts& facts) {
   Json entry = {{"kind", choice.gpu ? "gpu" : "cpu"}, {"id", choice.name()}};
   std::string name = "cpu";
   if (choice.gpu) {
-    name = "gpu";  // a name the runtime no longer gives is no reason to fail a finished run
-    for (const gpu::DeviceInfo& info : gpu::devices())
-      if (info.index == choice.first()) name = info.name;
+    // A name the runtime no longer gives is no reason to fail a finished run.
+    name = gpu::device_name(choice.first());
+    if (name.empty()) name = "gpu";
   }
   entry["name"] = name;
   entry["threads"] = facts.threads();
