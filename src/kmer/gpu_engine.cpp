@@ -1,6 +1,7 @@
 #include "kmer/gpu_engine.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -190,6 +191,11 @@ class GpuCountingEngine final : public CountingEngine {
     gpu::KmerExtraction job;
     job.k = params_.k;
     job.canonical = params_.canonical;
+    for (int i = 0; i < 2; ++i) {
+      job.key_from[i] = params_.keys.from[i];
+      job.key_to[i] = params_.keys.to[i];
+    }
+    job.key_to_end = params_.keys.to_end;
     return job;
   }
 
@@ -270,6 +276,8 @@ class GpuCountingEngine final : public CountingEngine {
     std::size_t runs = 0;
     require_gpu_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
                         "GPU k-mer counting (sort)");
+    std::unique_lock<std::mutex> one_run_in_flight;
+    if (params_.flush_lock != nullptr) one_run_in_flight = std::unique_lock(*params_.flush_lock);
     SortedRun run;
     run.k = params_.k;
     run.words.resize(runs * words_for_k(params_.k));

@@ -384,12 +384,46 @@ MergeTotals merge(const RunStore& store, const MergeOptions& options,
   return merge_parallel<W>(store, options, consume);
 }
 
+// Runs in memory whose key spans do not overlap need no merge: they are
+// passed through one after the other, in key order. That is how the runs of
+// GPU workers that each counted their own key range in one round arrive
+// (count_workers.hpp). Fills `order` with the runs in key order, or returns
+// false when some spans overlap or a run is spilled.
+bool disjoint_in_memory(const RunStore& store, std::vector<std::size_t>& order) {
+  if (!store.spilled_runs().empty()) return false;
+  const std::vector<SortedRun>& runs = store.memory_runs();
+  const auto w = static_cast<std::size_t>(words_for_k(store.k()));
+  const auto first = [&](std::size_t r) { return runs[r].words.data(); };
+  const auto last = [&](std::size_t r) { return runs[r].words.data() + (runs[r].size() - 1) * w; };
+  const auto less = [w](const std::uint64_t* a, const std::uint64_t* b) {
+    return std::lexicographical_compare(a, a + w, b, b + w);
+  };
+  order.clear();
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    if (runs[r].size() > 0) order.push_back(r);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return less(first(a), first(b)); });
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (!less(last(order[i - 1]), first(order[i]))) return false;
+  return true;
+}
+
 }  // namespace
 
 MergeTotals merge_runs(const RunStore& store, const MergeOptions& options,
                        const std::function<void(const RecordBlock&)>& consume) {
   if (store.spilled_runs().empty() && store.memory_runs().size() == 1)
     return pass_through(store.memory_runs().front(), consume);
+  if (std::vector<std::size_t> order; disjoint_in_memory(store, order)) {
+    MergeTotals totals;
+    for (const std::size_t r : order) {
+      const MergeTotals run = pass_through(store.memory_runs()[r], consume);
+      totals.total_kmers += run.total_kmers;
+      totals.distinct += run.distinct;
+      totals.saturated += run.saturated;
+    }
+    return totals;
+  }
   return words_for_k(store.k()) == 1 ? merge<1>(store, options, consume)
                                      : merge<2>(store, options, consume);
 }
