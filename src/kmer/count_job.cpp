@@ -101,6 +101,19 @@ DeviceChoice choose_engine_device(const CountOptions& options) {
   return device;
 }
 
+// The engine's parameters from the options and the memory plan.
+EngineParams engine_params(const CountOptions& options, const MemoryPlan& plan,
+                           std::uint64_t input_kmers) {
+  EngineParams params;
+  params.k = options.k;
+  params.canonical = options.canonical;
+  params.threads = options.threads;
+  params.memory_budget = plan.engine_budget;
+  params.kmer_bound = input_kmers;
+  params.tunables = options.tunables;
+  return params;
+}
+
 // The two pinned buffers FASTQ text goes to the device through, in turn.
 struct PinnedText {
   io::TextBuffer buffers[2] = {io::TextBuffer(gpu::pinned_resource()),
@@ -121,14 +134,8 @@ class EngineLaunch {
           Launched launched;
           if (options.choose_device) launched.device = choose_engine_device(options);
           const MemoryPlan plan = plan_memory(options.max_memory, launched.device.gpu);
-          EngineParams params;
-          params.k = options.k;
-          params.canonical = options.canonical;
-          params.threads = options.threads;
-          params.memory_budget = plan.engine_budget;
+          EngineParams params = engine_params(options, plan, input_kmers);
           params.device_index = launched.device.first();
-          params.kmer_bound = input_kmers;
-          params.tunables = options.tunables;
           if (launched.device.workers() > 1) {
             if (pinned_bytes > 0 && options.gpu_workers.takes_fastq_text) {
               for (std::size_t i = 0; i < kWorkerRingSlots; ++i) {
@@ -329,12 +336,7 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
     if (first_text && !options.gpu_workers.takes_fastq_text) first_text.reset();
     WorkerCount setup;
     setup.devices = stats.device.devices;
-    setup.engine.k = options.k;
-    setup.engine.canonical = options.canonical;
-    setup.engine.threads = options.threads;
-    setup.engine.memory_budget = plan.engine_budget;
-    setup.engine.kmer_bound = bound;
-    setup.engine.tunables = options.tunables;
+    setup.engine = engine_params(options, plan, bound);
     setup.bound_slack = std::max(gpu_chunk_bytes, gpu_batch_bases);
     setup.chunk_bytes = gpu_chunk_bytes;
     setup.batch_bases = plan.batch_bases;
