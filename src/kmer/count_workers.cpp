@@ -238,7 +238,10 @@ class WorkerRun {
   void read_batches(const std::string& input, CountStats& stats, Reporter& report) {
     io::BatchLimits limits;
     limits.max_bases = setup_.batch_bases;
-    io::BatchReader reader(input, limits);
+    // A member, not a local: when the run stops, workers may still be adding
+    // its batch, and it must outlive them (it goes once they are joined).
+    batch_reader_ = std::make_unique<io::BatchReader>(input, limits);
+    io::BatchReader& reader = *batch_reader_;
     bool any = false;
     while (io::SequenceBatch* batch = reader.next()) {
       any = any || !batch->empty();
@@ -256,6 +259,7 @@ class WorkerRun {
       show_progress(stats, report);
     }
     if (!any) warn_empty(reader.display_name(), report);
+    batch_reader_.reset();  // every worker released its last batch
   }
 
   // The text buffer of the next piece, once every worker is done with it.
@@ -290,6 +294,7 @@ class WorkerRun {
   bool ranges_set_ = false;  // reading thread only
   std::mutex flush_lock_;    // EngineParams::flush_lock
   std::vector<WorkerState> states_;
+  std::unique_ptr<io::BatchReader> batch_reader_;  // of the input being parsed here
 };
 
 }  // namespace
