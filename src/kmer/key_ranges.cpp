@@ -14,12 +14,12 @@ namespace {
 constexpr std::size_t kSmallestSample = 4096;
 
 template <int W>
-void roll(std::string_view sequence, int k, bool canonical, std::size_t stride,
-          std::size_t& position, std::vector<KmerKey>& out, std::size_t limit) {
+void roll(std::string_view sequence, int k, bool canonical, std::vector<KmerKey>& out,
+          std::size_t limit) {
   KmerRoller<W> roller(k);
   for (const char c : sequence) {
+    if (out.size() >= limit) return;
     if (!roller.push_letter(c)) continue;
-    if (position++ % stride != 0 || out.size() >= limit) continue;
     const Kmer<W>& x = canonical ? roller.canonical() : roller.forward();
     out.push_back({x.w[0], W == 2 ? x.w[W - 1] : 0});
   }
@@ -43,31 +43,36 @@ std::vector<KmerKey> model_sample(int k, bool canonical) {
 KmerSample::KmerSample(int k, bool canonical, std::size_t limit)
     : k_(k), canonical_(canonical), limit_(std::max<std::size_t>(limit, 1)) {}
 
-void KmerSample::add_sequence(std::string_view sequence, std::size_t stride) {
-  if (words_for_k(k_) == 2)
-    roll<2>(sequence, k_, canonical_, stride, position_, keys_, limit_);
-  else
-    roll<1>(sequence, k_, canonical_, stride, position_, keys_, limit_);
+void KmerSample::add_records(const std::vector<std::string_view>& sequences) {
+  std::size_t bases = 0;
+  for (const std::string_view sequence : sequences) bases += sequence.size();
+  const std::size_t stride = std::max<std::size_t>(1, bases / limit_);
+  for (std::size_t r = 0; r < sequences.size() && keys_.size() < limit_; r += stride) {
+    if (words_for_k(k_) == 2)
+      roll<2>(sequences[r], k_, canonical_, keys_, limit_);
+    else
+      roll<1>(sequences[r], k_, canonical_, keys_, limit_);
+  }
 }
 
 void KmerSample::add_batch(const io::SequenceBatch& batch) {
-  const std::size_t stride = std::max<std::size_t>(1, batch.total_bases() / limit_);
-  for (std::size_t r = 0; r < batch.size() && keys_.size() < limit_; ++r)
-    add_sequence(batch.sequence(r), stride);
+  std::vector<std::string_view> sequences(batch.size());
+  for (std::size_t r = 0; r < batch.size(); ++r) sequences[r] = batch.sequence(r);
+  add_records(sequences);
 }
 
 void KmerSample::add_fastq_text(const char* text, std::size_t n) {
-  // A quality byte per base: about half the bytes are bases.
-  const std::size_t stride = std::max<std::size_t>(1, n / 2 / limit_);
+  std::vector<std::string_view> sequences;
   std::size_t line = 0;
-  for (std::size_t at = 0; at < n && keys_.size() < limit_; ++line) {
+  for (std::size_t at = 0; at < n; ++line) {
     const char* end = static_cast<const char*>(std::memchr(text + at, '\n', n - at));
     const std::size_t stop = end == nullptr ? n : static_cast<std::size_t>(end - text);
     std::size_t length = stop - at;
     if (length > 0 && text[at + length - 1] == '\r') --length;
-    if (line % 4 == 1) add_sequence(std::string_view(text + at, length), stride);
+    if (line % 4 == 1) sequences.emplace_back(text + at, length);
     at = stop + 1;
   }
+  add_records(sequences);
 }
 
 std::vector<KeyRange> split_key_space(std::vector<KmerKey> sample, int k, bool canonical,
