@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -16,7 +14,6 @@
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
-#include "core/parallel.hpp"
 #include "gpu/runtime.hpp"  // pinned host memory
 #include "io/batch_reader.hpp"
 #include "io/fastq_chunks.hpp"
