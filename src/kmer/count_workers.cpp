@@ -49,6 +49,7 @@ class WorkerRun {
         pieces_(kWorkerRingSlots),
         texts_(std::move(texts)),
         ranges_(ranges_promise_.get_future().share()),
+        run_gate_(options.max_memory / 3),
         states_(setup.devices.size()) {
     while (texts_.size() < kWorkerRingSlots)
       texts_.push_back(std::make_unique<io::TextBuffer>(gpu::pinned_resource()));
@@ -125,7 +126,7 @@ class WorkerRun {
       }
       EngineParams params =
           worker_engine_params(setup_.engine, setup_.devices, w, (*ranges)[w], setup_.bound_slack);
-      params.flush_lock = &flush_lock_;
+      params.run_gate = &run_gate_;
       std::unique_ptr<CountingEngine> engine = setup_.engines.make
                                                    ? setup_.engines.make(params, store_)
                                                    : make_gpu_engine(params, store_);
@@ -292,7 +293,7 @@ class WorkerRun {
   std::promise<std::vector<KeyRange>> ranges_promise_;
   std::shared_future<std::vector<KeyRange>> ranges_;
   bool ranges_set_ = false;  // reading thread only
-  std::mutex flush_lock_;    // EngineParams::flush_lock
+  RunGate run_gate_;         // EngineParams::run_gate
   std::vector<WorkerState> states_;
   std::unique_ptr<io::BatchReader> batch_reader_;  // of the input being parsed here
 };

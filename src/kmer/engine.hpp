@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,6 +20,7 @@
 #include "io/batch.hpp"
 #include "kmer/key_ranges.hpp"
 #include "kmer/kmer_params.hpp"
+#include "kmer/run_gate.hpp"
 
 namespace seqfuse::kmer {
 
@@ -57,10 +57,10 @@ struct EngineParams {
   // Only k-mers in this range are counted (several workers split a count by
   // key range, key_ranges.hpp); the default takes all.
   KeyRange keys;
-  // GPU engine: held while a round's run is brought to the host and handed
-  // to the sink, when several workers share one host memory cap (-m), so
-  // that one run at a time is in flight there, as with one engine. Null: none.
-  std::mutex* flush_lock = nullptr;
+  // GPU engine: passed while a round's run is brought to the host and
+  // handed to the sink, when several workers share one host memory cap (-m)
+  // (run_gate.hpp). Null: none.
+  RunGate* run_gate = nullptr;
 };
 
 // What an engine that parses FASTQ text itself found in it.

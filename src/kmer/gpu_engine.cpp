@@ -1,7 +1,6 @@
 #include "kmer/gpu_engine.hpp"
 
 #include <algorithm>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -276,8 +275,12 @@ class GpuCountingEngine final : public CountingEngine {
     std::size_t runs = 0;
     require_gpu_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
                         "GPU k-mer counting (sort)");
-    std::unique_lock<std::mutex> one_run_in_flight;
-    if (params_.flush_lock != nullptr) one_run_in_flight = std::unique_lock(*params_.flush_lock);
+    const RunGate::Pass pass =
+        params_.run_gate != nullptr
+            ? RunGate::Pass(
+                  *params_.run_gate,
+                  runs * (sizeof(std::uint64_t) * words_for_k(params_.k) + sizeof(std::uint32_t)))
+            : RunGate::Pass();
     SortedRun run;
     run.k = params_.k;
     run.words.resize(runs * words_for_k(params_.k));

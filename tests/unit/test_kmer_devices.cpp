@@ -24,6 +24,7 @@
 #include "kmer/count_workers.hpp"
 #include "kmer/cpu_engine.hpp"
 #include "kmer/key_ranges.hpp"
+#include "kmer/run_gate.hpp"
 #include "kmer/run_merge.hpp"
 #include "kmer/run_store.hpp"
 #include "test_io_support.hpp"
@@ -301,6 +302,35 @@ TEST_CASE("a stopped broadcast ring wakes the producer and the consumers", "[kme
   CHECK(idle_got == 0);
 }
 
+TEST_CASE("the run gate keeps the bytes in flight within its budget", "[kmer][devices]") {
+  RunGate gate(100);
+  std::atomic<std::size_t> in_flight{0}, most{0};
+  std::atomic<bool> over{false};
+  std::vector<std::thread> engines;
+  for (int e = 0; e < 6; ++e) {
+    engines.emplace_back([&, e] {
+      std::mt19937 rng(static_cast<unsigned>(e));
+      for (int r = 0; r < 200; ++r) {
+        // Mostly runs that fit two or three at a time, now and then one
+        // larger than the whole budget, which must still pass (alone).
+        const std::size_t bytes = rng() % 50 == 0 ? 250 : 20 + rng() % 40;
+        const RunGate::Pass pass(gate, bytes);
+        const std::size_t now = in_flight += bytes;
+        if (now > 100 && now != bytes) over = true;
+        std::size_t seen = most;
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 50));
+        in_flight -= bytes;
+      }
+    });
+  }
+  for (std::thread& t : engines) t.join();
+  CHECK_FALSE(over);
+  CHECK(most > 60);  // runs did pass together
+  CHECK(gate.in_flight() == 0);
+}
+
 TEST_CASE("key ranges cut at sample quantiles hold every k-mer once, evenly", "[kmer][devices]") {
   std::mt19937_64 rng(seqfuse::kmer::test::test_seed());
   // The edge-case reads (homopolymers: one key can weigh more than a part)
@@ -537,8 +567,8 @@ TEST_CASE("stand-in GPU workers that spill their runs still write the CPU engine
   CHECK(made[1].keys.to == made[2].keys.from);
   CHECK(made[2].keys.to_end);
   CHECK(made[0].keys.to < made[1].keys.to);
-  CHECK(made[0].flush_lock != nullptr);
-  CHECK(made[0].flush_lock == made[2].flush_lock);
+  CHECK(made[0].run_gate != nullptr);
+  CHECK(made[0].run_gate == made[2].run_gate);
 }
 
 TEST_CASE("a failing stand-in GPU worker fails the count and leaves no output", "[kmer][devices]") {
