@@ -1,6 +1,7 @@
 #include "kmer/run_merge.hpp"
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -260,9 +261,9 @@ struct MergedPart {
 };
 
 // Key ranges merged by worker threads, delivered to `consume` in key order:
-// the same blocks as the serial merge. The splitters are evenly spaced
-// k-mers of the largest run; a worker finds each range's records in every
-// run by binary search. At most `window` ranges are merged ahead of the one
+// the same records as the serial merge. The splitters are quantiles of keys
+// sampled from every run; a worker finds each range's records in every run
+// by binary search. At most `window` ranges are merged ahead of the one
 // being consumed, which bounds the memory held.
 template <int W>
 MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
@@ -280,10 +281,25 @@ MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
   const std::size_t parts = static_cast<std::size_t>(std::clamp<std::uint64_t>(
       held_bytes / std::max<std::size_t>(options.lookahead_bytes, 1) + 1, 4 * threads,
       std::max<std::uint64_t>(4 * threads, keys.size(largest) / 1024)));
-  // splitters[p]: the first k-mer of part p + 1.
+  // splitters[p]: the first k-mer of part p + 1: quantiles of keys taken
+  // evenly from every run, from each as many as its share of the records.
+  // Runs that cover different key spans (GPU workers each count their own
+  // key range, count_workers.hpp) then split as evenly as runs that all
+  // span the whole key space; the largest run's keys alone would put the
+  // other spans into a few huge parts.
+  std::vector<std::array<std::uint64_t, W>> picked;
+  const std::uint64_t samples = 4 * static_cast<std::uint64_t>(parts);
+  for (std::size_t r = 0; r < keys.runs(); ++r) {
+    const std::uint64_t size = keys.size(r);
+    if (size == 0) continue;
+    const std::uint64_t n = std::clamp<std::uint64_t>(samples * size / total_records, 1, size);
+    for (std::uint64_t j = 0; j < n; ++j)
+      keys.key(r, size * (2 * j + 1) / (2 * n), picked.emplace_back().data());
+  }
+  std::sort(picked.begin(), picked.end());
   std::vector<std::uint64_t> splitters((parts - 1) * W);
   for (std::size_t p = 1; p < parts; ++p)
-    keys.key(largest, keys.size(largest) * p / parts, splitters.data() + (p - 1) * W);
+    std::copy_n(picked[picked.size() * p / parts].data(), W, splitters.data() + (p - 1) * W);
 
   const std::size_t buffer_records = options.read_buffer_bytes / threads / kmer_record_bytes(W);
   std::vector<MergedPart> merged(parts);

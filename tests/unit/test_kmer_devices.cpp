@@ -4,6 +4,7 @@
 // devices (one taking parsed batches, one taking FASTQ text as the GPU
 // engine does). Every output of 1, 2 and 3 workers must equal the CPU
 // engine's, byte for byte.
+#include <array>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -452,6 +454,52 @@ TEST_CASE("runs with disjoint key spans pass through the merge in key order", "[
     CHECK(got == expected);
     CHECK(totals.distinct == expected.size());
     CHECK(totals.total_kmers == 3 + 9 + 14);
+  }
+}
+
+TEST_CASE("runs of workers in key bands merge on threads as on one", "[kmer][devices]") {
+  // Three workers, three rounds each: a worker's runs overlap one another,
+  // never another worker's. Some stay in memory, the rest spill.
+  std::mt19937_64 rng(seqfuse::kmer::test::test_seed());
+  for (int k : {21, 40}) {
+    const int w = words_for_k(k);
+    RunStore store(k, std::size_t{256} << 10, std::filesystem::temp_directory_path().string());
+    for (int round = 0; round < 3; ++round) {
+      for (std::uint64_t band = 0; band < 3; ++band) {
+        std::vector<std::array<std::uint64_t, 2>> keys(4000);
+        for (auto& key : keys)
+          key = w == 2 ? std::array<std::uint64_t, 2>{band, rng() % 50000}
+                       : std::array<std::uint64_t, 2>{band << 36 | (rng() % 50000), 0};
+        std::sort(keys.begin(), keys.end());
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        SortedRun run;
+        run.k = k;
+        for (const auto& key : keys) {
+          run.words.insert(run.words.end(), key.begin(), key.begin() + w);
+          run.counts.push_back(static_cast<std::uint32_t>(1 + rng() % 5));
+        }
+        store.take(std::move(run));
+      }
+    }
+    REQUIRE(!store.spilled_runs().empty());
+    const auto merged = [&](unsigned threads) {
+      MergeOptions options;
+      options.read_buffer_bytes = 4096;
+      options.threads = threads;
+      options.parallel_from = 0;
+      options.lookahead_bytes = 32 << 10;  // many ranges
+      std::vector<std::uint64_t> words;
+      std::vector<std::uint32_t> counts;
+      const MergeTotals totals = merge_runs(store, options, [&](const RecordBlock& block) {
+        words.insert(words.end(), block.words, block.words + block.size * w);
+        counts.insert(counts.end(), block.counts, block.counts + block.size);
+      });
+      return std::tuple(words, counts, totals.total_kmers, totals.distinct);
+    };
+    INFO("k=" << k);
+    const auto serial = merged(1);
+    CHECK(merged(3) == serial);
+    CHECK(merged(8) == serial);
   }
 }
 
