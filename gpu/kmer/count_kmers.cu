@@ -2,10 +2,10 @@
 #include <cstdint>
 #include <limits>
 
-#include "gpu/kmer/count_kmers.hpp"
 #include "gpu/primitives/device_sort.cuh"
 #include "gpu/primitives/kmer_code.hpp"
 #include "gpu/vendor.cuh"
+#include "gpu/kmer/count_kmers.hpp"
 
 namespace seqfuse::gpu {
 namespace {
