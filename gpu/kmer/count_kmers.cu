@@ -38,10 +38,22 @@ __device__ Kmer<W> chosen_strand(const KmerRoller<W>& roller, bool canonical) {
   return canonical ? roller.canonical() : roller.forward();
 }
 
+template <int W>
+__device__ bool in_key_range(const Kmer<W>& x, const KmerExtraction& job) {
+  Kmer<W> from, to;
+  for (int i = 0; i < W; ++i) {
+    from.w[i] = job.key_from[i];
+    to.w[i] = job.key_to[i];
+  }
+  return !(x < from) && (job.key_to_end || x < to);
+}
+
 // The lanes of a warp step through their spans together; at each step the
 // valid k-mers of the warp take consecutive slots from one atomicAdd. Slots
-// from `room` on are counted but not written (see extract_kmers).
-template <int W>
+// from `room` on are counted but not written (see extract_kmers). Ranged:
+// only k-mers in the job's key range are valid (a multi-device count); the
+// one-device count runs the kernel without that test.
+template <int W, bool Ranged>
 __global__ void extract_kmers_kernel(KmerExtraction job, KmerColumns out, std::size_t room,
                                      unsigned long long* count) {
   const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -69,6 +81,8 @@ __global__ void extract_kmers_kernel(KmerExtraction job, KmerColumns out, std::s
         roller.clear();
       }
       valid = roller.push_letter(job.bases[p]);
+      if constexpr (Ranged)
+        valid = valid && in_key_range(chosen_strand(roller, job.canonical), job);
     }
     const lane_mask_t voters = warp_ballot(valid);
     if (voters == 0) continue;
@@ -132,8 +146,15 @@ template <int W>
 void launch_extract(const KmerExtraction& job, KmerColumns out, std::size_t room,
                     unsigned long long* count, gpuStream_t stream) {
   const std::size_t threads = (job.end_to - job.end_from + kSpan - 1) / kSpan;
-  extract_kmers_kernel<W>
-      <<<blocks_for(threads, kThreads), kThreads, 0, stream>>>(job, out, room, count);
+  bool whole = job.key_to_end;
+  for (int i = 0; i < W; ++i) whole = whole && job.key_from[i] == 0;
+  if (whole) {
+    extract_kmers_kernel<W, false>
+        <<<blocks_for(threads, kThreads), kThreads, 0, stream>>>(job, out, room, count);
+  } else {
+    extract_kmers_kernel<W, true>
+        <<<blocks_for(threads, kThreads), kThreads, 0, stream>>>(job, out, room, count);
+  }
   GPU_CHECK_LAUNCH();
 }
 

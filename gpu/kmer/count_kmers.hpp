@@ -29,6 +29,13 @@ struct KmerExtraction {
   // batch larger than the room left can be extracted in slices.
   std::size_t end_from = 0;
   std::size_t end_to = 0;
+  // Only k-mers x (the chosen strand, w[0] compared first) with key_from <= x
+  // and, unless key_to_end, x < key_to are taken: one worker's share of the
+  // key space when several devices split a count (src/kmer/key_ranges.hpp).
+  // The defaults take every k-mer, through the kernel without the test.
+  std::uint64_t key_from[2] = {0, 0};
+  std::uint64_t key_to[2] = {0, 0};
+  bool key_to_end = true;
 };
 
 // Appends the k-mers of `job` to `out` from index *count on (a device

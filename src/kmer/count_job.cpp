@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -16,11 +14,12 @@
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
-#include "core/parallel.hpp"
 #include "gpu/runtime.hpp"  // pinned host memory
 #include "io/batch_reader.hpp"
 #include "io/fastq_chunks.hpp"
 #include "kmer/count_filter.hpp"
+#include "kmer/count_input.hpp"
+#include "kmer/count_workers.hpp"
 #include "kmer/cpu_engine.hpp"
 #include "kmer/gpu_engine.hpp"
 #include "kmer/histogram.hpp"
@@ -66,17 +65,6 @@ std::unique_ptr<OutputFile> open_output(const std::string& path, OutputKind kind
   return path.empty() ? nullptr : std::make_unique<OutputFile>(path, kind);
 }
 
-void show_progress(const CountStats& stats, Reporter& report) {
-  report.progress(std::to_string(stats.reads) + " reads, " +
-                  si_number(static_cast<double>(stats.bases)) + "bp");
-}
-
-// An empty input (a scatter chunk, a sample filtered to nothing) counts as
-// no k-mers, as jellyfish count takes it: a warning, not an error.
-void warn_empty(const std::string& name, Reporter& report) {
-  report.warn("input '" + name + "' has no sequences: it adds no k-mers");
-}
-
 void count_batches(CountingEngine& engine, const std::string& input, std::size_t batch_bases,
                    CountStats& stats, Reporter& report) {
   io::BatchLimits limits;
@@ -93,16 +81,34 @@ void count_batches(CountingEngine& engine, const std::string& input, std::size_t
   if (!any) warn_empty(reader.display_name(), report);
 }
 
+// Whether this build (or a test's stand-in) has an engine for GPU workers.
+bool gpu_workers_available(const CountOptions& options) {
+  return gpu_engine_compiled() || options.gpu_workers.make;
+}
+
 // The device options.choose_device picks, when this build has a GPU engine
 // for it; else the CPU, or an error when a GPU was required.
 DeviceChoice choose_engine_device(const CountOptions& options) {
   DeviceChoice device = options.choose_device();
   trace("kmer-count: device chosen");
-  if (device.gpu && !gpu_engine_compiled()) {
+  if (device.gpu && !gpu_workers_available(options)) {
     if (options.gpu_required) throw Error("--device gpu: this build has no GPU k-mer engine");
     device = {};
   }
   return device;
+}
+
+// The engine's parameters from the options and the memory plan.
+EngineParams engine_params(const CountOptions& options, const MemoryPlan& plan,
+                           std::uint64_t input_kmers) {
+  EngineParams params;
+  params.k = options.k;
+  params.canonical = options.canonical;
+  params.threads = options.threads;
+  params.memory_budget = plan.engine_budget;
+  params.kmer_bound = input_kmers;
+  params.tunables = options.tunables;
+  return params;
 }
 
 // The two pinned buffers FASTQ text goes to the device through, in turn.
@@ -114,7 +120,9 @@ struct PinnedText {
 // The engine, made on a thread of its own: choosing a GPU and building its
 // engine start the driver (~0.2 s), which then overlaps reading the input.
 // An engine that takes FASTQ text also gets its pinned buffers there
-// (`pinned_bytes` each; pinning takes time too).
+// (`pinned_bytes` each; pinning takes time too). Several GPU workers build
+// their engines on their own threads (count_workers.hpp): here they get the
+// pinned buffers of the ring their text goes through, and no engine.
 class EngineLaunch {
  public:
   EngineLaunch(const CountOptions& options, RunStore& store, std::size_t pinned_bytes,
@@ -123,16 +131,23 @@ class EngineLaunch {
           Launched launched;
           if (options.choose_device) launched.device = choose_engine_device(options);
           const MemoryPlan plan = plan_memory(options.max_memory, launched.device.gpu);
-          EngineParams params;
-          params.k = options.k;
-          params.canonical = options.canonical;
-          params.threads = options.threads;
-          params.memory_budget = plan.engine_budget;
+          EngineParams params = engine_params(options, plan, input_kmers);
           params.device_index = launched.device.first();
-          params.kmer_bound = input_kmers;
-          params.tunables = options.tunables;
-          launched.engine =
-              launched.device.gpu ? make_gpu_engine(params, store) : make_cpu_engine(params, store);
+          if (launched.device.workers() > 1) {
+            if (pinned_bytes > 0 && options.gpu_workers.takes_fastq_text) {
+              for (std::size_t i = 0; i < kWorkerRingSlots; ++i) {
+                launched.ring_texts.push_back(
+                    std::make_unique<io::TextBuffer>(gpu::pinned_resource()));
+                launched.ring_texts.back()->reserve(pinned_bytes);
+              }
+            }
+            trace("kmer-count: GPU workers' ring ready");
+            return launched;
+          }
+          const auto& make = options.gpu_workers.make;
+          launched.engine = !launched.device.gpu ? make_cpu_engine(params, store)
+                            : make               ? make(params, store)
+                                                 : make_gpu_engine(params, store);
           if (pinned_bytes > 0 && launched.engine->takes_fastq_text()) {
             launched.pinned = std::make_unique<PinnedText>();
             for (io::TextBuffer& b : launched.pinned->buffers) b.reserve(pinned_bytes);
@@ -144,12 +159,15 @@ class EngineLaunch {
   [[nodiscard]] bool ready() const {
     return pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
-  // Waits for the engine; rethrows what its construction threw.
-  [[nodiscard]] std::unique_ptr<CountingEngine> get(DeviceChoice& device,
-                                                    std::unique_ptr<PinnedText>& pinned) {
+  // Waits for the engine; rethrows what its construction threw. Null with
+  // several GPU workers, whose ring buffers go to `ring_texts`.
+  [[nodiscard]] std::unique_ptr<CountingEngine> get(
+      DeviceChoice& device, std::unique_ptr<PinnedText>& pinned,
+      std::vector<std::unique_ptr<io::TextBuffer>>& ring_texts) {
     Launched launched = pending_.get();
     device = launched.device;
     pinned = std::move(launched.pinned);
+    ring_texts = std::move(launched.ring_texts);
     return std::move(launched.engine);
   }
 
@@ -157,25 +175,11 @@ class EngineLaunch {
   struct Launched {
     DeviceChoice device;
     std::unique_ptr<CountingEngine> engine;
-    std::unique_ptr<PinnedText> pinned;  // null unless the engine takes text
+    std::unique_ptr<PinnedText> pinned;                       // null unless the engine takes text
+    std::vector<std::unique_ptr<io::TextBuffer>> ring_texts;  // several workers' text
   };
   std::future<Launched> pending_;
 };
-
-// A FASTQ file's whole-record chunks, as text. The first ones may already be
-// in plain memory (read while the engine started); the rest go through two
-// pinned buffers taken in turn, so the engine may still read the previous
-// chunk while the next is read.
-struct FastqText {
-  std::unique_ptr<io::FastqChunkReader> reader;
-  std::deque<io::TextBuffer> early;  // plain memory
-};
-
-FastqText open_fastq_text(const std::string& input, std::size_t chunk_bytes, unsigned threads) {
-  FastqText text;
-  text.reader = std::make_unique<io::FastqChunkReader>(input, chunk_bytes, threads);
-  return text;
-}
 
 // Reads chunks into plain memory until the engine is ready, the file ends or
 // `limit` bytes are held.
@@ -192,16 +196,8 @@ void read_while_starting(FastqText& text, const EngineLaunch& launch, std::size_
   trace("kmer-count: read while the engine started");
 }
 
-// dst = src, on `threads` threads: one core copies a few GB/s, PCIe takes more.
-void parallel_copy(char* dst, const char* src, std::size_t n, unsigned threads) {
-  constexpr std::size_t kSlice = std::size_t{4} << 20;
-  parallel_chunks((n + kSlice - 1) / kSlice, 1, threads,
-                  [&](unsigned, std::size_t begin, std::size_t) {
-                    const std::size_t from = begin * kSlice;
-                    std::memcpy(dst + from, src + from, std::min(kSlice, n - from));
-                  });
-}
-
+// The FASTQ text of one file through two pinned buffers taken in turn, so
+// the engine may still read the previous chunk while the next is read.
 void count_fastq_text(CountingEngine& engine, FastqText& text, PinnedText& pinned_text,
                       unsigned threads, CountStats& stats, Reporter& report) {
   std::uint64_t bytes = 0;
@@ -227,15 +223,19 @@ void count_fastq_text(CountingEngine& engine, FastqText& text, PinnedText& pinne
     turn = 1 - turn;
   }
   for (; text.reader->next(pinned[turn]); turn = 1 - turn) add(pinned[turn]);
-  const TextTotals totals = engine.text_totals();
-  const std::string& name = text.reader->display_name();
-  if (totals.malformed)
-    throw Error(name + ": record " + std::to_string(totals.malformed_record + 1) + ": " +
-                totals.problem);
-  if (totals.records == 0) warn_empty(name, report);
-  stats.reads += totals.records;
-  stats.bases += totals.bases;
-  show_progress(stats, report);
+  take_text_totals(engine.text_totals(), text.reader->display_name(), stats, report);
+}
+
+// The totals of a histogram an engine gave.
+MergeTotals frequency_totals(
+    const std::vector<std::pair<std::uint32_t, std::uint64_t>>& frequencies) {
+  MergeTotals totals;
+  for (const auto& [count, kmers] : frequencies) {
+    totals.total_kmers += std::uint64_t{count} * kmers;
+    totals.distinct += kmers;
+    if (count == kCountLimit) totals.saturated += kmers;
+  }
+  return totals;
 }
 
 void warn_if_saturated(const MergeTotals& totals, Reporter& report) {
@@ -312,63 +312,84 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
   // is read ahead as text in the GPU engine's chunks (a quarter of -m at most).
   std::optional<FastqText> first_text;
   const std::string& first = options.inputs.front();
-  if (options.choose_device && gpu_engine_compiled() && first != "-" &&
+  if (options.choose_device && gpu_workers_available(options) && first != "-" &&
       io::first_symbol(first) == '@') {
     first_text = open_fastq_text(first, gpu_chunk_bytes, options.threads);
     read_while_starting(*first_text, launch, options.max_memory / 4);
   }
   CountStats stats;
   std::unique_ptr<PinnedText> pinned;
-  std::unique_ptr<CountingEngine> engine = launch.get(stats.device, pinned);
+  std::vector<std::unique_ptr<io::TextBuffer>> ring_texts;
+  std::unique_ptr<CountingEngine> engine = launch.get(stats.device, pinned, ring_texts);
   const MemoryPlan plan = plan_memory(options.max_memory, stats.device.gpu);
-  if (first_text && !engine->takes_fastq_text()) first_text.reset();  // parsed on the host instead
-  if (engine->takes_fastq_text() && !pinned) pinned = std::make_unique<PinnedText>();
-
-  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
-    const std::string& input = options.inputs[i];
-    if (i == 0 && first_text) {
-      count_fastq_text(*engine, *first_text, *pinned, options.threads, stats, report);
-      first_text.reset();
-      continue;
-    }
-    // A FASTQ file goes unparsed to an engine that parses on its device;
-    // stdin cannot be peeked at, so it is always parsed here.
-    const bool as_text =
-        engine->takes_fastq_text() && input != "-" && io::first_symbol(input) == '@';
-    if (as_text) {
-      FastqText text = open_fastq_text(input, gpu_chunk_bytes, options.threads);
-      count_fastq_text(*engine, text, *pinned, options.threads, stats, report);
-    } else {
-      count_batches(*engine, input, plan.batch_bases, stats, report);
-    }
-  }
-  trace("kmer-count: input read");
-  facts.phase("count");
   // With only --histo wanted, an engine that counted everything in one round
   // may give the histogram itself (the GPU engine makes it on the device).
-  if (histo_out && !db_out && !dump_out) {
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> frequencies;
-    if (engine->finish_with_histogram(frequencies)) {
-      CountHistogram histogram;
-      for (const auto& [count, kmers] : frequencies) {
-        histogram.add(count, kmers);
-        stats.totals.total_kmers += std::uint64_t{count} * kmers;
-        stats.totals.distinct += kmers;
-        if (count == kCountLimit) stats.totals.saturated += kmers;
-      }
-      histo_out->write(histogram.jellyfish_text());
-      histo_out->commit();
-      trace("kmer-count: histogram from the engine written");
-      facts.phase("write");
-      warn_if_saturated(stats.totals, report);
-      if (options.exits_after) {
-        (void)engine.release();  // see CountOptions::exits_after
-        (void)pinned.release();
-      }
-      return stats;
-    }
+  const bool histogram_only = histo_out && !db_out && !dump_out;
+  bool histogram_complete = false;
+  // (count, k-mers) pairs of the histograms the engines gave, ascending.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> frequencies;
+  if (!engine) {
+    // Several GPU workers, each counting its key range of all the input.
+    if (first_text && !options.gpu_workers.takes_fastq_text) first_text.reset();
+    WorkerCount setup;
+    setup.devices = stats.device.devices;
+    setup.engine = engine_params(options, plan, bound);
+    setup.bound_slack = std::max(gpu_chunk_bytes, gpu_batch_bases);
+    setup.chunk_bytes = gpu_chunk_bytes;
+    setup.batch_bases = plan.batch_bases;
+    setup.histogram_only = histogram_only;
+    setup.engines = options.gpu_workers;
+    WorkersCounted counted =
+        count_on_workers(options, setup, store, first_text, std::move(ring_texts), stats, report);
+    histogram_complete = counted.histogram_complete;
+    frequencies = std::move(counted.frequencies);
+    trace("kmer-count: input read and counted on the workers");
+    facts.phase("count");
   } else {
-    engine->finish();
+    if (first_text && !engine->takes_fastq_text())
+      first_text.reset();  // parsed on the host instead
+    if (engine->takes_fastq_text() && !pinned) pinned = std::make_unique<PinnedText>();
+
+    for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+      const std::string& input = options.inputs[i];
+      if (i == 0 && first_text) {
+        count_fastq_text(*engine, *first_text, *pinned, options.threads, stats, report);
+        first_text.reset();
+        continue;
+      }
+      // A FASTQ file goes unparsed to an engine that parses on its device;
+      // stdin cannot be peeked at, so it is always parsed here.
+      const bool as_text =
+          engine->takes_fastq_text() && input != "-" && io::first_symbol(input) == '@';
+      if (as_text) {
+        FastqText text = open_fastq_text(input, gpu_chunk_bytes, options.threads);
+        count_fastq_text(*engine, text, *pinned, options.threads, stats, report);
+      } else {
+        count_batches(*engine, input, plan.batch_bases, stats, report);
+      }
+    }
+    trace("kmer-count: input read");
+    facts.phase("count");
+    if (histogram_only) {
+      histogram_complete = engine->finish_with_histogram(frequencies);
+    } else {
+      engine->finish();
+    }
+  }
+  if (histogram_complete) {
+    CountHistogram histogram;
+    for (const auto& [count, kmers] : frequencies) histogram.add(count, kmers);
+    stats.totals = frequency_totals(frequencies);
+    histo_out->write(histogram.jellyfish_text());
+    histo_out->commit();
+    trace("kmer-count: histogram from the engine written");
+    facts.phase("write");
+    warn_if_saturated(stats.totals, report);
+    if (options.exits_after) {
+      (void)engine.release();  // see CountOptions::exits_after
+      (void)pinned.release();
+    }
+    return stats;
   }
   engine.reset();  // frees the engine's buffers before the merge
   trace("kmer-count: counted");
@@ -383,6 +404,8 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
   std::optional<KmerDbWriter> db;
   if (db_out) db.emplace(*db_out, info);
   CountHistogram histogram;
+  // Workers that gave their histograms hold none of the store's keys.
+  for (const auto& [count, kmers] : frequencies) histogram.add(count, kmers);
   CountFilter filter(options.lower_count, options.upper_count);
   std::string text;
   const std::size_t read_buffer = plan.merge_buffers / std::max<std::size_t>(1, stats.spilled_runs);
@@ -403,6 +426,10 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
     }
   });
   store.clear();
+  const MergeTotals given = frequency_totals(frequencies);
+  stats.totals.total_kmers += given.total_kmers;
+  stats.totals.distinct += given.distinct;
+  stats.totals.saturated += given.saturated;
   if (db) db->finish(stats.totals.total_kmers, stats.totals.distinct);
   if (histo_out) histo_out->write(histogram.jellyfish_text());
   for (OutputFile* out : {db_out.get(), histo_out.get(), dump_out.get()})

@@ -5,15 +5,27 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/device_choice.hpp"
 #include "core/report.hpp"
+#include "kmer/engine.hpp"
 #include "kmer/kmer_params.hpp"
 #include "kmer/run_merge.hpp"
 
 namespace seqfuse::kmer {
+
+// What a GPU worker runs. Empty members: the GPU engine (which takes FASTQ
+// text) and gpu::use_device. Tests put CPU engines there and a bind that
+// does nothing, so that the GPU paths, with one worker or several, run in
+// CPU CI through the same code.
+struct GpuWorkerEngines {
+  std::function<std::unique_ptr<CountingEngine>(const EngineParams&, RunSink&)> make;
+  bool takes_fastq_text = true;  // what make's engines answer to takes_fastq_text()
+  std::function<void(int device)> bind;
+};
 
 // -m/--max-memory below this cannot hold the reader's batches and a useful run.
 inline constexpr std::size_t kMinMaxMemory = std::size_t{50} << 20;  // 0.05 GB (2^30 bytes)
@@ -44,6 +56,8 @@ struct CountOptions {
   bool exits_after = false;
   // Read from the environment once, when the run's options are made.
   KmerTunables tunables = KmerTunables::from_environment();
+  // Tests only: stand-ins for the GPU engine (see GpuWorkerEngines).
+  GpuWorkerEngines gpu_workers;
 };
 
 // How -m is shared out (bytes).

@@ -115,6 +115,7 @@ class CpuEngine final : public CountingEngine {
         max_buffered_(
             std::max(kMinBufferedKmers, params.memory_budget / cpu_engine_bytes_per_kmer(k_))),
         sink_(sink),
+        keys_(params.keys),
         staging_(threads_) {}
 
   void add(const io::SequenceBatch& batch) override {
@@ -152,10 +153,13 @@ class CpuEngine final : public CountingEngine {
     const std::size_t chunk = std::max<std::size_t>(1, pieces_.size() / (16 * threads_));
     parallel_chunks(pieces_.size(), chunk, threads_,
                     [&](unsigned worker, std::size_t begin, std::size_t stop) {
+                      const bool ranged = !keys_.whole();
                       if (canonical_) {
-                        extract<true>(staging_[worker], begin, stop, end);
+                        ranged ? extract<true, true>(staging_[worker], begin, stop, end)
+                               : extract<true, false>(staging_[worker], begin, stop, end);
                       } else {
-                        extract<false>(staging_[worker], begin, stop, end);
+                        ranged ? extract<false, true>(staging_[worker], begin, stop, end)
+                               : extract<false, false>(staging_[worker], begin, stop, end);
                       }
                     });
     buffered_ = end.load();
@@ -163,7 +167,9 @@ class CpuEngine final : public CountingEngine {
     piece_kmers_ = 0;
   }
 
-  template <bool Canonical>
+  // Ranged: only the k-mers of keys_ are kept (a worker of a count split by
+  // key range); the whole key space goes without the test.
+  template <bool Canonical, bool Ranged>
   void extract(std::vector<Kmer<W>>& staged, std::size_t begin, std::size_t stop,
                std::atomic<std::size_t>& end) {
     staged.resize(kStagedKmers);
@@ -179,7 +185,11 @@ class CpuEngine final : public CountingEngine {
       const auto [bases, length] = pieces_[p];
       for (std::size_t j = 0; j < length; ++j) {
         if (!roller.push_letter(bases[j])) continue;
-        staged[filled++] = Canonical ? roller.canonical() : roller.forward();
+        const Kmer<W>& x = Canonical ? roller.canonical() : roller.forward();
+        if constexpr (Ranged) {
+          if (!keys_.contains({x.w[0], W == 2 ? x.w[W - 1] : 0})) continue;
+        }
+        staged[filled++] = x;
         if (filled == kStagedKmers) publish();
       }
     }
@@ -257,6 +267,7 @@ class CpuEngine final : public CountingEngine {
   const unsigned threads_;
   const std::size_t max_buffered_;  // k-mers held before a flush
   RunSink& sink_;
+  const KeyRange keys_;
 
   std::vector<std::pair<const char*, std::size_t>> pieces_;  // bases, length (>= k)
   std::size_t piece_kmers_ = 0;  // k-mers the pending pieces can hold at most

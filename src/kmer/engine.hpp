@@ -18,7 +18,9 @@
 
 #include "gpu/primitives/kmer_code.hpp"
 #include "io/batch.hpp"
+#include "kmer/key_ranges.hpp"
 #include "kmer/kmer_params.hpp"
+#include "kmer/run_gate.hpp"
 
 namespace seqfuse::kmer {
 
@@ -52,6 +54,13 @@ struct EngineParams {
   // engine sizes its device buffers from it instead of from the budget alone.
   std::uint64_t kmer_bound = 0;
   KmerTunables tunables;  // the GPU engine's sizing
+  // Only k-mers in this range are counted (several workers split a count by
+  // key range, key_ranges.hpp); the default takes all.
+  KeyRange keys;
+  // GPU engine: passed while a round's run is brought to the host and
+  // handed to the sink, when several workers share one host memory cap (-m)
+  // (run_gate.hpp). Null: none.
+  RunGate* run_gate = nullptr;
 };
 
 // What an engine that parses FASTQ text itself found in it.

@@ -190,6 +190,11 @@ class GpuCountingEngine final : public CountingEngine {
     gpu::KmerExtraction job;
     job.k = params_.k;
     job.canonical = params_.canonical;
+    for (int i = 0; i < 2; ++i) {
+      job.key_from[i] = params_.keys.from[i];
+      job.key_to[i] = params_.keys.to[i];
+    }
+    job.key_to_end = params_.keys.to_end;
     return job;
   }
 
@@ -270,6 +275,12 @@ class GpuCountingEngine final : public CountingEngine {
     std::size_t runs = 0;
     require_gpu_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
                         "GPU k-mer counting (sort)");
+    const RunGate::Pass pass =
+        params_.run_gate != nullptr
+            ? RunGate::Pass(
+                  *params_.run_gate,
+                  runs * (sizeof(std::uint64_t) * words_for_k(params_.k) + sizeof(std::uint32_t)))
+            : RunGate::Pass();
     SortedRun run;
     run.k = params_.k;
     run.words.resize(runs * words_for_k(params_.k));

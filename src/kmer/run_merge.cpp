@@ -1,6 +1,7 @@
 #include "kmer/run_merge.hpp"
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -260,9 +261,9 @@ struct MergedPart {
 };
 
 // Key ranges merged by worker threads, delivered to `consume` in key order:
-// the same blocks as the serial merge. The splitters are evenly spaced
-// k-mers of the largest run; a worker finds each range's records in every
-// run by binary search. At most `window` ranges are merged ahead of the one
+// the same records as the serial merge. The splitters are quantiles of keys
+// sampled from every run; a worker finds each range's records in every run
+// by binary search. At most `window` ranges are merged ahead of the one
 // being consumed, which bounds the memory held.
 template <int W>
 MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
@@ -280,10 +281,25 @@ MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
   const std::size_t parts = static_cast<std::size_t>(std::clamp<std::uint64_t>(
       held_bytes / std::max<std::size_t>(options.lookahead_bytes, 1) + 1, 4 * threads,
       std::max<std::uint64_t>(4 * threads, keys.size(largest) / 1024)));
-  // splitters[p]: the first k-mer of part p + 1.
+  // splitters[p]: the first k-mer of part p + 1: quantiles of keys taken
+  // evenly from every run, from each as many as its share of the records.
+  // Runs that cover different key spans (GPU workers each count their own
+  // key range, count_workers.hpp) then split as evenly as runs that all
+  // span the whole key space; the largest run's keys alone would put the
+  // other spans into a few huge parts.
+  std::vector<std::array<std::uint64_t, W>> picked;
+  const std::uint64_t samples = 4 * static_cast<std::uint64_t>(parts);
+  for (std::size_t r = 0; r < keys.runs(); ++r) {
+    const std::uint64_t size = keys.size(r);
+    if (size == 0) continue;
+    const std::uint64_t n = std::clamp<std::uint64_t>(samples * size / total_records, 1, size);
+    for (std::uint64_t j = 0; j < n; ++j)
+      keys.key(r, size * (2 * j + 1) / (2 * n), picked.emplace_back().data());
+  }
+  std::sort(picked.begin(), picked.end());
   std::vector<std::uint64_t> splitters((parts - 1) * W);
   for (std::size_t p = 1; p < parts; ++p)
-    keys.key(largest, keys.size(largest) * p / parts, splitters.data() + (p - 1) * W);
+    std::copy_n(picked[picked.size() * p / parts].data(), W, splitters.data() + (p - 1) * W);
 
   const std::size_t buffer_records = options.read_buffer_bytes / threads / kmer_record_bytes(W);
   std::vector<MergedPart> merged(parts);
@@ -384,12 +400,46 @@ MergeTotals merge(const RunStore& store, const MergeOptions& options,
   return merge_parallel<W>(store, options, consume);
 }
 
+// Runs in memory whose key spans do not overlap need no merge: they are
+// passed through one after the other, in key order. That is how the runs of
+// GPU workers that each counted their own key range in one round arrive
+// (count_workers.hpp). Fills `order` with the runs in key order, or returns
+// false when some spans overlap or a run is spilled.
+bool disjoint_in_memory(const RunStore& store, std::vector<std::size_t>& order) {
+  if (!store.spilled_runs().empty()) return false;
+  const std::vector<SortedRun>& runs = store.memory_runs();
+  const auto w = static_cast<std::size_t>(words_for_k(store.k()));
+  const auto first = [&](std::size_t r) { return runs[r].words.data(); };
+  const auto last = [&](std::size_t r) { return runs[r].words.data() + (runs[r].size() - 1) * w; };
+  const auto less = [w](const std::uint64_t* a, const std::uint64_t* b) {
+    return std::lexicographical_compare(a, a + w, b, b + w);
+  };
+  order.clear();
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    if (runs[r].size() > 0) order.push_back(r);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return less(first(a), first(b)); });
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (!less(last(order[i - 1]), first(order[i]))) return false;
+  return true;
+}
+
 }  // namespace
 
 MergeTotals merge_runs(const RunStore& store, const MergeOptions& options,
                        const std::function<void(const RecordBlock&)>& consume) {
   if (store.spilled_runs().empty() && store.memory_runs().size() == 1)
     return pass_through(store.memory_runs().front(), consume);
+  if (std::vector<std::size_t> order; disjoint_in_memory(store, order)) {
+    MergeTotals totals;
+    for (const std::size_t r : order) {
+      const MergeTotals run = pass_through(store.memory_runs()[r], consume);
+      totals.total_kmers += run.total_kmers;
+      totals.distinct += run.distinct;
+      totals.saturated += run.saturated;
+    }
+    return totals;
+  }
   return words_for_k(store.k()) == 1 ? merge<1>(store, options, consume)
                                      : merge<2>(store, options, consume);
 }
