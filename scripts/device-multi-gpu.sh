@@ -8,7 +8,8 @@
 #   output must equal the reference byte for byte (SAM's @PG line and the
 #   fastq-trim reports, which hold the command line, aside). Inputs:
 #   ID_QUERIES (default 2000) proteins, ID_PAIRS (default 1000000) simulated
-#   read pairs, E. coli, the test models. Writes $OUT/multi-gpu-identity.md.
+#   read pairs, E. coli, the test models; ID_JOBS, a regular expression,
+#   keeps the jobs whose names match. Writes $OUT/multi-gpu-identity.md.
 # MODE=scaling: the issue's workloads on 1, 2, 4, ... GPUs (gpu:0, gpu:0,1,
 #   ... up to the GPUs found, or GPU_COUNTS="1 2 4"), RUNS runs each (default
 #   3); the median wall time, the speed-up over one GPU and the parallel
@@ -17,7 +18,7 @@
 #   all). Sizes: ALIGN_COPIES (default 100 copies of mmseqs2-examples' 20,000
 #   proteins, 0.9 G residues) searched by ALIGN_QUERIES (default 100) of its
 #   queries; KMER_FILES x 5 M simulated 150 bp reads (default 13 files,
-#   ~21 GB of FASTQ); EMBED_PROTEINS (default 100000) proteins embedded by a
+#   ~21 GB of FASTQ; the k = 31 histogram, -o /dev/null); EMBED_PROTEINS (default 100000) proteins embedded by a
 #   random ESM-2 650M-shaped checkpoint (scripts/make-random-esm.py t33) in
 #   bf16; TRIM_PAIRS (default 4000000) simulated pairs; bwt on chrX.
 #   Writes $OUT/multi-gpu-scaling.md.
@@ -101,6 +102,7 @@ run_identity() {
   } >"$table"
   local lists=${DEVICE_LISTS:-gpu:0,0 gpu:0,1 gpu:all}
   for entry in "${identity_jobs[@]}"; do
+    [[ ${entry%%|*} =~ ${ID_JOBS:-.} ]] || continue
     local name=${entry%%|*} rest=${entry#*|}
     local outputs=${rest%%|*} cmd=${rest#*|}
     local ref=$work/id/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_')
@@ -175,7 +177,7 @@ make_scaling_inputs() {
 scaling_command() {
   case $1 in
     align) echo "$sf align-sw --device $2 -t $threads $work/AQ.fa $work/DB.fa -o out.tsv" ;;
-    kmer) echo "$sf kmer-count --device $2 -t $threads -k 31 $(ls "$work"/part*.fq | tr '\n' ' ') --histo out.histo -o out.kdb" ;;
+    kmer) echo "$sf kmer-count --device $2 -t $threads -k 31 $(ls "$work"/part*.fq | tr '\n' ' ') --histo out.histo -o /dev/null" ;;
     embed) echo "$sf embed --device $2 -t $threads --dtype bf16 --model $work/esm650/model $work/EP.fa -o out.npy" ;;
     bwt) echo "$sf bwt --device $2 -t $threads -p out $work/chrx.fa" ;;
     trim) echo "$sf fastq-trim --device $2 -w $threads -i $work/t1.fq -I $work/t2.fq -o out1.fq -O out2.fq -j /dev/null -h /dev/null" ;;
@@ -184,7 +186,7 @@ scaling_command() {
 scaling_outputs() {
   case $1 in
     align) echo out.tsv ;;
-    kmer) echo out.kdb out.histo ;;
+    kmer) echo out.histo ;;
     embed) echo out.npy out.ids.txt ;;
     bwt) echo out.bwt out.sa out.pac ;;
     trim) echo out1.fq out2.fq ;;
