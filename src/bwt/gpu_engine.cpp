@@ -3,11 +3,10 @@
 // pass when the text fits, buckets otherwise), and only the rows (BWT
 // codes, SA samples) come back.
 // Compiled only in builds with a GPU backend (gpu_absent.cpp otherwise).
-#include <cstdlib>
 #include <string>
 
 #include "bwt/engine.hpp"
-#include "core/error.hpp"
+#include "core/env_count.hpp"
 #include "core/gpu_status.hpp"
 #include "core/host_memory.hpp"
 #include "gpu/bwt/suffix_sort.hpp"
@@ -21,14 +20,7 @@ static_assert(gpu::bwt::kSentinelCode == kSentinelCode, "the device writes the h
 // SEQFUSE_BWT_BUCKET_SUFFIXES=N forces the bucketed sort with buckets of at
 // most N suffixes (to compare it with the one-pass sort on small texts).
 std::uint64_t forced_bucket_suffixes() {
-  const char* value = std::getenv("SEQFUSE_BWT_BUCKET_SUFFIXES");
-  if (value == nullptr || *value == '\0') return 0;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(value, &end, 10);
-  if (*end != '\0' || n == 0)
-    throw UsageError("SEQFUSE_BWT_BUCKET_SUFFIXES must be a positive integer, not '" +
-                     std::string(value) + "'");
-  return n;
+  return env_count("SEQFUSE_BWT_BUCKET_SUFFIXES", "a positive integer").value_or(0);
 }
 
 class GpuBwtEngine final : public BwtEngine {

@@ -8,14 +8,13 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
-#include <cstdlib>
 #include <cstring>
 #include <memory_resource>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "core/env_count.hpp"
 #include "core/gpu_status.hpp"
 #include "gpu/preprocess/trim_chunk.hpp"
 #include "gpu/runtime.hpp"
@@ -39,28 +38,15 @@ static_assert(sizeof(FastqRecord) == sizeof(kernel::DeviceRecord) &&
                   offsetof(FastqRecord, length) == offsetof(kernel::DeviceRecord, length),
               "records go to the device as they are");
 
-// A count from the environment (`name`, 1 to `most`), to measure a choice
-// on a GPU; `fallback` when unset.
-std::size_t count_from_env(const char* name, std::size_t fallback, std::size_t most,
-                           const char* what) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(value, &end, 10);
-  if (*end != '\0' || n == 0 || n > most)
-    throw UsageError(std::string(name) + " must be " + what + " from 1 to " + std::to_string(most) +
-                     ", not '" + value + "'");
-  return n;
-}
-
 // Pairs (reads) per chunk: ~5 MB of text a side for 150 bp reads at 8192.
 std::size_t gpu_chunk_records() {
-  return count_from_env("SEQFUSE_TRIM_GPU_CHUNK", 8192, std::size_t{1} << 24, "a record count");
+  return env_count("SEQFUSE_TRIM_GPU_CHUNK", "a record count", std::uint64_t{1} << 24)
+      .value_or(8192);
 }
 // Lanes (streams with their buffers): workers beyond them wait for one. 8
 // and 16 were no faster than 4 (run 27d).
 std::size_t gpu_lanes() {
-  return count_from_env("SEQFUSE_TRIM_GPU_LANES", 4, 64, "a lane count");
+  return env_count("SEQFUSE_TRIM_GPU_LANES", "a lane count", 64).value_or(4);
 }
 
 // A buffer that only grows (a quarter more than asked, to settle quickly).
