@@ -94,8 +94,15 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   // bwa indexes both strands; the raw format may take the forward one alone.
   IndexText text(reference, !(format == IndexFormat::raw && options.forward_only), options.threads);
   if (format == IndexFormat::bwa) (void)text.pac();  // written anyway; the GPU takes it
-  const DeviceChoice device = device_choice.get();
+  DeviceChoice device = device_choice.get();
   trace("bwt: device chosen");
+  if (device.workers() > 1) {
+    // The bucket sort ranks every suffix into one device-wide array, so it
+    // is not split yet (issue 22): the list's first GPU sorts, and says so.
+    report.warn("bwt sorts on one GPU: --device " + device.name() + " uses gpu:" +
+                std::to_string(device.first()) + " alone");
+    device = DeviceChoice::one(device.first());
+  }
   facts.phase("read");
 
   std::unique_ptr<BwtEngine> engine = choose_engine(device, options, text.length(), report);
