@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/gpu_status.hpp"
+#include "core/halving_retry.hpp"
 #include "core/report.hpp"
 #include "gpu/kmer/count_histogram.hpp"
 #include "gpu/kmer/count_kmers.hpp"
@@ -21,16 +22,7 @@ namespace {
 class GpuCountingEngine final : public CountingEngine {
  public:
   GpuCountingEngine(const EngineParams& params, RunSink& sink)
-      : params_(params),
-        sink_(sink),
-        device_index_(select_device(params.device_index)),
-        capacity_(choose_capacity(params)),
-        space_(capacity_, params.k),
-        high_(capacity_ * sizeof(std::uint64_t)),
-        low_(words_for_k(params.k) == 2 ? capacity_ * sizeof(std::uint64_t) : 0),
-        counter_(sizeof(unsigned long long)) {
-    gpu::fill_device(counter_.data(), 0, counter_.size(), stream_);
-  }
+      : GpuCountingEngine(params, sink, allocate_room(params)) {}
 
   void add(const io::SequenceBatch& batch) override {
     gpu::use_device(device_index_);
@@ -163,6 +155,45 @@ class GpuCountingEngine final : public CountingEngine {
   static int select_device(int index) {
     gpu::use_device(index);
     return index;
+  }
+
+  // The room: the k-mers gathered on the device before a round is counted,
+  // and the sort's space for them.
+  struct Room {
+    std::size_t capacity;
+    gpu::KmerSortSpace space;
+    gpu::DeviceBuffer high, low;
+  };
+
+  GpuCountingEngine(const EngineParams& params, RunSink& sink, Room room)
+      : params_(params),
+        sink_(sink),
+        device_index_(params.device_index),
+        capacity_(room.capacity),
+        space_(std::move(room.space)),
+        high_(std::move(room.high)),
+        low_(std::move(room.low)),
+        counter_(sizeof(unsigned long long)) {
+    gpu::fill_device(counter_.data(), 0, counter_.size(), stream_);
+  }
+
+  // The room is sized from the free memory measured just before; when
+  // another process took some in between, half the room is tried, down to
+  // the smallest that counts at all: more rounds, the same output.
+  static Room allocate_room(const EngineParams& params) {
+    (void)select_device(params.device_index);
+    return with_halving_on_oom(
+        choose_capacity(params), params.tunables.gpu_minimum_capacity,
+        [&](std::size_t capacity) {
+          gpu::KmerSortSpace space(capacity, params.k);
+          gpu::DeviceBuffer high(capacity * sizeof(std::uint64_t));
+          gpu::DeviceBuffer low(words_for_k(params.k) == 2 ? capacity * sizeof(std::uint64_t) : 0);
+          return Room{capacity, std::move(space), std::move(high), std::move(low)};
+        },
+        [](std::size_t capacity) {
+          trace("kmer-count: device memory short, room of " + std::to_string(capacity) +
+                " k-mers tried");
+        });
   }
 
   static std::size_t choose_capacity(const EngineParams& params) {

@@ -10,12 +10,12 @@
 
 #include "core/error.hpp"
 #include "gpu/kmer/count_kmers.hpp"
+#include "gpu/primitives/kmer_code.hpp"
 #include "gpu/runtime.hpp"
 #include "io/batch.hpp"
 #include "io/fastq_chunks.hpp"
 #include "kmer/engine.hpp"
 #include "kmer/gpu_engine.hpp"
-#include "gpu/primitives/kmer_code.hpp"
 
 namespace gpu = seqfuse::gpu;
 namespace kmer = seqfuse::kmer;
@@ -323,4 +323,23 @@ TEST_CASE("a one-round GPU count gives its histogram on the device", "[gpu]") {
     CHECK(got == expected);
     CHECK(expected.rbegin()->first > 65536);
   }
+}
+
+// Issue 20: the room is sized from free memory measured before it is
+// allocated; when the allocation fails (another process took the memory),
+// half the room is tried. A device share of 8 sizes the first room at 8x
+// the free memory (capped at 2^32 k-mers, ~160 GB), which no card holds.
+TEST_CASE("a room the device cannot hold is halved until it fits", "[gpu]") {
+  std::mt19937_64 rng(std::random_device{}());
+  kmer::EngineParams params;
+  params.k = 21;
+  params.canonical = true;
+  params.memory_budget = ~std::size_t{0};
+  params.tunables.gpu_device_share = 8.0;
+  CollectingSink sink;
+  auto engine = kmer::make_gpu_engine(params, sink);
+  const io::SequenceBatch batch = random_batch(rng, 4000, 250, true);
+  engine->add(batch);
+  engine->finish();
+  CHECK(sink.counts == host_counts(batch, 21, true));
 }
