@@ -26,23 +26,27 @@ class ByteReader {
   ByteReader(std::span<const std::byte> bytes, const std::string& where)
       : bytes_(bytes), where_(where) {}
   [[nodiscard]] std::uint64_t le(std::uint64_t at, int width) const {
-    if (at > bytes_.size() || bytes_.size() - at < static_cast<std::uint64_t>(width))
-      throw Error(where_ +
-                  " is truncated or not a PyTorch checkpoint (ZIP structure runs past "
-                  "the end of the file)");
+    need(at, static_cast<std::uint64_t>(width));
     std::uint64_t value = 0;
     for (int i = width - 1; i >= 0; --i)
       value = (value << 8) | static_cast<std::uint8_t>(bytes_[at + static_cast<unsigned>(i)]);
     return value;
   }
   [[nodiscard]] std::string_view text(std::uint64_t at, std::uint64_t n) const {
-    (void)le(at, 0);
-    if (bytes_.size() - at < n) (void)le(bytes_.size(), 1);  // throws
+    need(at, n);
     return {reinterpret_cast<const char*>(bytes_.data() + at), static_cast<std::size_t>(n)};
   }
   [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
 
  private:
+  // Bytes [at, at + n) must lie inside the file.
+  void need(std::uint64_t at, std::uint64_t n) const {
+    if (at > bytes_.size() || bytes_.size() - at < n)
+      throw Error(where_ +
+                  " is truncated or not a PyTorch checkpoint (ZIP structure runs past "
+                  "the end of the file)");
+  }
+
   std::span<const std::byte> bytes_;
   const std::string& where_;
 };
@@ -116,7 +120,7 @@ std::map<std::string, ZipEntry, std::less<>> zip_entries(const ByteReader& zip,
 // ---- the restricted pickle reader ----------------------------------------------
 
 struct Value;
-using ValuePtr = std::shared_ptr<const Value>;
+using ValuePtr = std::shared_ptr<Value>;
 
 struct StorageRef {
   std::string dtype;  // safetensors' spelling: F32, F16, BF16, ...
@@ -465,8 +469,7 @@ class Unpickler {
 
   void set_items(const ValuePtr& dict, std::pair<ValuePtr, ValuePtr> item) const {
     if (dict->kind != Value::Kind::dict) fail("SETITEM on something that is not a dict");
-    // The dict is shared (memo); entries are only ever added while it is built.
-    const_cast<Value&>(*dict).entries.push_back(std::move(item));
+    dict->entries.push_back(std::move(item));  // the memo shares it: every holder sees it
   }
 
   std::string_view code_;
