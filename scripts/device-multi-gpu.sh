@@ -15,11 +15,12 @@
 #   3); the median wall time, the speed-up over one GPU and the parallel
 #   efficiency (speed-up / GPUs). Each run's output is compared with the
 #   one-GPU run's. WORKLOADS picks among align kmer embed bwt trim (default
-#   all). Sizes: ALIGN_COPIES (default 100 copies of mmseqs2-examples' 20,000
+#   all but bwt, which sorts on one GPU). Sizes: ALIGN_COPIES (default 100 copies of mmseqs2-examples' 20,000
 #   proteins, 0.9 G residues) searched by ALIGN_QUERIES (default 100) of its
 #   queries; KMER_FILES x 5 M simulated 150 bp reads (default 13 files,
-#   ~21 GB of FASTQ; the k = 31 histogram, -o /dev/null); EMBED_PROTEINS (default 100000) proteins embedded by a
-#   random ESM-2 650M-shaped checkpoint (scripts/make-random-esm.py t33) in
+#   ~21 GB of FASTQ; the k = 31 histogram, -o /dev/null); EMBED_PROTEINS
+#   (default 100000) proteins embedded by a random ESM-2 650M-shaped
+#   checkpoint (scripts/make-random-esm.py t33) in
 #   bf16; TRIM_PAIRS (default 4000000) simulated pairs; bwt on chrX.
 #   Writes $OUT/multi-gpu-scaling.md.
 # Environment: MODE (identity, scaling or both; default both), OUT,
@@ -47,6 +48,12 @@ mode=${MODE:-both}
 commit=$(sed -n 's/^commit=//p' "$repo/bundle/BUILD_INFO")
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+end_table() {  # end_table FILE FAILURES: the count under the table, the table shown; status 0 if none
+  echo >>"$1"
+  echo "Failures: $2." >>"$1"
+  cat "$1"
+  [ "$2" -eq 0 ]
+}
 # The files a run writes, and how they are compared: SAM's @PG line and
 # fastq-trim's reports carry the command line (and so the --device list).
 same_output() {  # same_output A B
@@ -129,10 +136,7 @@ run_identity() {
       echo "| $name | $dev | $rc | $secs | $verdict |" >>"$table"
     done
   done
-  echo >>"$table"
-  echo "Failures: $failures." >>"$table"
-  cat "$table"
-  [ "$failures" -eq 0 ]
+  end_table "$table" "$failures"
 }
 
 # ---- scaling ----------------------------------------------------------------
@@ -251,13 +255,10 @@ run_scaling() {
       [ "$n" = 1 ] || rm -f "$dir"/out*
     done
   done
-  echo >>"$table"
-  echo "Failures: $failures." >>"$table"
-  cat "$table"
-  [ "$failures" -eq 0 ]
+  end_table "$table" "$failures"
 }
 
-workloads=${WORKLOADS:-align kmer embed bwt trim}
+workloads=${WORKLOADS:-align kmer embed trim}
 status=0
 case $mode in
   identity) run_identity || status=1 ;;
