@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C build seqfuse >/dev/null
+# The binary and what `cmake --install build` and cpack take with it (the
+# man pages, the changelog); the tests are scripts/test.sh's.
+install_targets=$(ninja -C build -t targets all | grep -oE '^seqfuse_(man|changelog):' | tr -d : || true)
+ninja -C build seqfuse $install_targets >/dev/null
 echo "+ build/bin/seqfuse info"
 build/bin/seqfuse info
 echo "+ build/bin/seqfuse align-sw data/proteins.fa --top 2 --traceback"
