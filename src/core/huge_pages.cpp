@@ -12,7 +12,7 @@ namespace seqfuse {
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
-constexpr std::size_t kLargeBuffer = std::size_t{4} << 20;
+constexpr std::size_t kLargeBuffer = kHugePage;
 
 class LargeBufferResource final : public std::pmr::memory_resource {
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
@@ -21,7 +21,9 @@ class LargeBufferResource final : public std::pmr::memory_resource {
     const std::size_t size = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     void* data = std::aligned_alloc(kHugePage, size);
     if (data == nullptr) throw std::bad_alloc();
-    advise_huge_pages(data, size);
+    // Only the whole huge pages inside the request: the tail past the last
+    // one stays in 4 KiB pages, so a 2.7 MB chunk does not take 4 MiB.
+    advise_huge_pages(data, bytes);
     return data;
   }
   void do_deallocate(void* data, std::size_t bytes, std::size_t alignment) override {

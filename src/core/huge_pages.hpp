@@ -21,7 +21,7 @@ namespace seqfuse {
 // call before the memory is first written. Best effort, never fails.
 void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 
-// Allocations of at least 4 MiB aligned to 2 MiB and advised as above;
+// Allocations of at least 2 MiB aligned to 2 MiB and advised as above;
 // smaller ones, where huge pages would save little, from new/delete. One
 // process-wide instance.
 [[nodiscard]] std::pmr::memory_resource* large_buffer_resource() noexcept;

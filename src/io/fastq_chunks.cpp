@@ -57,7 +57,7 @@ bool FastqChunkReader::next(TextBuffer& chunk) {
   if (at_end_ && carry_.empty()) return false;
   std::size_t want = std::max(chunk_bytes_, carry_.size() + (chunk_bytes_ >> 2));
   for (;;) {
-    chunk.set_size(0);
+    chunk.resize(0);
     chunk.reserve(want + 1);  // + 1: room for a missing final line end
     char* text = chunk.data();
     std::copy(carry_.begin(), carry_.end(), text);
@@ -70,32 +70,19 @@ bool FastqChunkReader::next(TextBuffer& chunk) {
     }
     if (at_end_) {
       if (n > 0 && text[n - 1] != '\n') text[n++] = '\n';
-      chunk.set_size(n);
+      chunk.resize(n);
       return n > 0;
     }
     const std::size_t cut = whole_records_end(text, n);
     if (cut > 0) {
       carry_.assign(text + cut, n - cut);
-      chunk.set_size(cut);
+      chunk.resize(cut);
       return true;
     }
     // One record is larger than the chunk: read on with a larger one.
     carry_.assign(text, n);
     want *= 2;
   }
-}
-
-TextBuffer::~TextBuffer() {
-  if (data_ != nullptr) mr_->deallocate(data_, capacity_);
-}
-
-void TextBuffer::reserve(std::size_t bytes) {
-  if (bytes <= capacity_) return;
-  char* grown = static_cast<char*>(mr_->allocate(bytes));
-  if (size_ > 0) std::memcpy(grown, data_, size_);
-  if (data_ != nullptr) mr_->deallocate(data_, capacity_);
-  data_ = grown;
-  capacity_ = bytes;
 }
 
 }  // namespace seqfuse::io

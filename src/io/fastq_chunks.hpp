@@ -7,12 +7,12 @@
 
 #include <cstddef>
 #include <memory>
-#include <memory_resource>
 #include <string>
 #include <string_view>
 
 #include "io/compressed_input.hpp"
 #include "io/parallel_file.hpp"
+#include "io/text_buffer.hpp"
 
 namespace seqfuse::io {
 
@@ -28,30 +28,6 @@ namespace seqfuse::io {
 // record is in the text. Text that is not FASTQ gets a cut after its last
 // line end, and the device check reports it.
 [[nodiscard]] std::size_t whole_records_end(const char* text, std::size_t n);
-
-// A growable byte buffer from a memory resource (pinned memory for device
-// copies) that, unlike a vector, does not zero what it grows into.
-class TextBuffer {
- public:
-  explicit TextBuffer(std::pmr::memory_resource* mr = std::pmr::new_delete_resource()) : mr_(mr) {}
-  ~TextBuffer();
-  TextBuffer(const TextBuffer&) = delete;
-  TextBuffer& operator=(const TextBuffer&) = delete;
-
-  // Room for `bytes`; the first size() bytes are kept.
-  void reserve(std::size_t bytes);
-  [[nodiscard]] char* data() noexcept { return data_; }
-  [[nodiscard]] const char* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
-  void set_size(std::size_t n) noexcept { size_ = n; }
-
- private:
-  std::pmr::memory_resource* mr_;
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
-};
 
 class FastqChunkReader {
  public:

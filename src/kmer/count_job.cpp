@@ -217,7 +217,7 @@ void count_fastq_text(CountingEngine& engine, FastqText& text, PinnedText& pinne
     const io::TextBuffer& chunk = text.early.front();
     pinned[turn].reserve(chunk.size());
     parallel_copy(pinned[turn].data(), chunk.data(), chunk.size(), threads);
-    pinned[turn].set_size(chunk.size());
+    pinned[turn].resize(chunk.size());
     text.early.pop_front();
     add(pinned[turn]);
     turn = 1 - turn;

@@ -213,7 +213,7 @@ class WorkerRun {
       const io::TextBuffer& chunk = text.early.front();
       slot.reserve(chunk.size());
       parallel_copy(slot.data(), chunk.data(), chunk.size(), options_.threads);
-      slot.set_size(chunk.size());
+      slot.resize(chunk.size());
       text.early.pop_front();
       publish(slot);
     }

@@ -117,7 +117,7 @@ bool FastqRecordReader::next(ReadChunk& chunk) {
     if (!next_line(line)) return false;
   } while (line.empty());
   if (line.front() != '@') fail("expected a FASTQ header ('@' line), found " + shown(line));
-  TextBuffer& text = chunk.text;
+  io::TextBuffer& text = chunk.text;
   FastqRecord r;
   const auto append = [&](std::string_view piece) {
     const auto at = static_cast<std::uint32_t>(text.size());
@@ -157,7 +157,7 @@ bool FastqRecordReader::next(ReadChunk& chunk) {
 
 void parse_records(ReadChunk& chunk, const std::string& name, bool phred64) {
   chunk.records.clear();
-  TextBuffer& text = chunk.text;
+  io::TextBuffer& text = chunk.text;
   std::size_t at = 0;
   const auto fail = [&](const std::string& what) {
     throw Error(what + ", " + name + " record " +

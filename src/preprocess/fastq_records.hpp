@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/compressed_input.hpp"
-#include "preprocess/text_buffer.hpp"
+#include "io/text_buffer.hpp"
 
 namespace seqfuse::preprocess {
 
@@ -25,7 +25,7 @@ struct FastqRecord {
 
 // Up to a few thousand records (or pairs, with read 2 in a second chunk).
 struct ReadChunk {
-  TextBuffer text;
+  io::TextBuffer text;
   std::vector<FastqRecord> records;
   std::uint64_t first_record = 0;  // 0-based index in the input of records[0]
 

@@ -67,7 +67,7 @@ std::size_t pass_lines(const char* text, std::size_t bytes, std::size_t most, st
 
 FastqSlicer::FastqSlicer(const std::string& path) : input_(path) {}
 
-bool FastqSlicer::read_more(TextBuffer& text, std::size_t wanted) {
+bool FastqSlicer::read_more(io::TextBuffer& text, std::size_t wanted) {
   if (at_end_) return false;
   const std::size_t size = text.size();
   const std::size_t piece = std::clamp(wanted, kSmallestRead, kLargestRead);
@@ -79,7 +79,7 @@ bool FastqSlicer::read_more(TextBuffer& text, std::size_t wanted) {
 }
 
 std::size_t FastqSlicer::slice(ReadChunk& chunk, std::size_t records, std::size_t max_bytes) {
-  TextBuffer& text = chunk.text;
+  io::TextBuffer& text = chunk.text;
   chunk.records.clear();
   chunk.first_record = records_;
   text.assign(carry_);

@@ -35,7 +35,7 @@ class FastqSlicer {
   [[nodiscard]] std::uint64_t records() const { return records_; }
 
  private:
-  bool read_more(TextBuffer& text, std::size_t wanted);  // false at the end of the input
+  bool read_more(io::TextBuffer& text, std::size_t wanted);  // false at the end of the input
 
   io::CompressedInput input_;
   std::string carry_;  // bytes read past the last cut: the next chunk's start

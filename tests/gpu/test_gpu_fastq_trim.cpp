@@ -85,7 +85,7 @@ struct Maker {
 void append(pp::ReadChunk& chunk, const std::string& header, const std::string& seq,
             const std::string& qual) {
   pp::FastqRecord r;
-  pp::TextBuffer& t = chunk.text;
+  seqfuse::io::TextBuffer& t = chunk.text;
   r.header = static_cast<std::uint32_t>(t.size());
   r.header_length = static_cast<std::uint32_t>(header.size());
   t += header;

@@ -76,10 +76,10 @@ TEST_CASE("FASTQ chunks: a record larger than the chunk size comes whole", "[io]
 
 TEST_CASE("huge-page text buffers are aligned, writable, and grow keeping their bytes", "[io]") {
   TextBuffer buffer(seqfuse::large_buffer_resource());
-  buffer.reserve(5 << 20);  // large enough for huge pages (4 MiB and more)
+  buffer.reserve(5 << 20);  // large enough for huge pages (2 MiB and more)
   REQUIRE(reinterpret_cast<std::uintptr_t>(buffer.data()) % (2 << 20) == 0);
   for (std::size_t i = 0; i < buffer.capacity(); ++i) buffer.data()[i] = static_cast<char>(i % 251);
-  buffer.set_size(buffer.capacity());
+  buffer.resize(buffer.capacity());
   buffer.reserve(33 << 20);  // grows: the old bytes move along
   REQUIRE(reinterpret_cast<std::uintptr_t>(buffer.data()) % (2 << 20) == 0);
   bool same = true;

@@ -1,34 +1,34 @@
-// The bytes of a chunk of FASTQ records (ReadChunk::text): a growable char
-// buffer that, unlike std::string, leaves grown bytes unwritten, and keeps
-// its large allocations on huge pages.
+// TextBuffer: the bytes of a chunk of sequence text (FASTQ records as they
+// stand in the file). A growable char buffer that, unlike std::string or a
+// vector, leaves grown bytes unwritten, and takes its memory from a memory
+// resource: by default large_buffer_resource() (huge pages for the large
+// chunks), or pinned memory for buffers copied to a device.
 //
-// Issue 17: the reading thread of each file bounds a plain fastq-trim run
-// on the GPU. With std::string it wrote every byte twice (resize() zeroes
-// what read() then overwrites), and it faulted the chunk buffers in 4 KiB
-// pages on their first use (2 groups x 64 chunks x 2.7 MB a file on 16
-// threads: ~170,000 faults; run 27e: THP for malloc took 6 % off the run).
+// Why no zero-fill: the reading threads bound fastq-trim and kmer-count on
+// the GPU. With std::string every byte was written twice (resize() zeroes
+// what read() then overwrites), and the chunk buffers faulted in 4 KiB
+// pages on first use (issue 17; run 27e: huge pages took 6 % off the run).
 #pragma once
 
 #include <cstddef>
 #include <cstring>
+#include <memory_resource>
 #include <string_view>
 
-namespace seqfuse::preprocess {
+namespace seqfuse::io {
 
 class TextBuffer {
  public:
-  TextBuffer() = default;
+  TextBuffer() noexcept;
+  explicit TextBuffer(std::pmr::memory_resource* mr) noexcept : mr_(mr) {}
   ~TextBuffer() { release(); }
-  TextBuffer(const TextBuffer& other) { assign(other.view()); }
+  // A copy takes its memory from the same resource as the original.
+  TextBuffer(const TextBuffer& other) : mr_(other.mr_) { assign(other.view()); }
   TextBuffer& operator=(const TextBuffer& other) {
     if (this != &other) assign(other.view());
     return *this;
   }
-  TextBuffer(TextBuffer&& other) noexcept
-      : data_(other.data_), size_(other.size_), capacity_(other.capacity_) {
-    other.data_ = nullptr;
-    other.size_ = other.capacity_ = 0;
-  }
+  TextBuffer(TextBuffer&& other) noexcept;
   TextBuffer& operator=(TextBuffer&& other) noexcept;
 
   [[nodiscard]] char* data() noexcept { return data_; }
@@ -43,13 +43,15 @@ class TextBuffer {
 
   void clear() noexcept { size_ = 0; }
   // Bytes past the old size are left as they are (unwritten): the caller
-  // fills them (read() into them) or shrinks back.
+  // fills them (read() into them) or shrinks back. Grows geometrically.
   void resize(std::size_t size) {
-    if (size > capacity_) grow(size);
+    if (size > capacity_) grow(size, true);
     size_ = size;
   }
+  // Room for exactly `capacity` bytes (pinned buffers are sized once, so
+  // no slack); the first size() bytes are kept.
   void reserve(std::size_t capacity) {
-    if (capacity > capacity_) grow(capacity);
+    if (capacity > capacity_) grow(capacity, false);
   }
   void assign(std::string_view bytes) {
     clear();
@@ -57,7 +59,7 @@ class TextBuffer {
   }
   void append(const char* bytes, std::size_t n) {
     if (n == 0) return;
-    if (size_ + n > capacity_) grow(size_ + n);
+    if (size_ + n > capacity_) grow(size_ + n, true);
     std::memcpy(data_ + size_, bytes, n);
     size_ += n;
   }
@@ -73,11 +75,12 @@ class TextBuffer {
   friend bool operator==(const TextBuffer& a, std::string_view b) noexcept { return a.view() == b; }
 
  private:
-  void grow(std::size_t wanted);  // at least `wanted`, geometrically; keeps the bytes
+  void grow(std::size_t wanted, bool geometric);  // keeps the first size() bytes
   void release() noexcept;
 
+  std::pmr::memory_resource* mr_;
   char* data_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
 };
 
-}  // namespace seqfuse::preprocess
+}  // namespace seqfuse::io
