@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "io/fasta_text.hpp"
+#include "io/fastq_text.hpp"
 #include "io/record_text.hpp"
 
 namespace seqfuse::io {
@@ -27,7 +28,8 @@ bool RecordParser::fill(SequenceBatch& batch, const BatchLimits& limits) {
     // `batch.empty() ||` guarantees progress even with limits of zero.
     while (batch.empty() ||
            (batch.size() < limits.max_records && batch.total_bases() < limits.max_bases)) {
-      const bool parsed = fastq ? parse_fastq_record(batch) : parse_fasta_record(lines_, batch);
+      const bool parsed =
+          fastq ? parse_fastq_record(lines_, batch) : parse_fasta_record(lines_, batch);
       if (!parsed) break;
       ++records_parsed_;
       if (batch.size() > 1 && batch.total_bases() > limits.max_bases) {
@@ -41,7 +43,7 @@ bool RecordParser::fill(SequenceBatch& batch, const BatchLimits& limits) {
     batch.discard_partial_record();
     throw;
   } catch (const RecordSyntaxError& bad) {
-    // The shared record rules (fasta_text.hpp, record_text.hpp) know neither
+    // The shared record rules (fasta_text.hpp, fastq_text.hpp, record_text.hpp) know neither
     // the file nor the record number; both are added here.
     batch.discard_partial_record();
     failure_ = std::make_exception_ptr(record_error(bad.what));
@@ -78,42 +80,8 @@ std::optional<SequenceFormat> RecordParser::detect_format() {
   }
 }
 
-bool RecordParser::parse_fastq_record(SequenceBatch& batch) {
-  std::string_view line[4];  // header, sequence, '+' line, quality
-  for (;;) {                 // blank lines between records are allowed
-    const int c = lines_.peek();
-    if (c < 0) return false;
-    if (!is_blank_byte(c)) break;
-    (void)lines_.take_lines(line, 1);
-    if (!line[0].empty()) fail("expected '@' line, found " + quoted(line[0]));
-  }
-  // All four lines at once: one buffer check per record instead of per line.
-  const std::size_t got = lines_.take_lines(line, 4);
-  if (line[0].front() != '@') fail("expected '@' line, found " + quoted(line[0]));
-  if (got >= 3 && (line[2].empty() || line[2].front() != '+')) {
-    fail("expected '+' line, found " + quoted(line[2]));
-  }
-  if (got < 4) fail("file ends inside a record");
-  const std::string_view seq = line[1];
-  const std::string_view qual = line[3];
-  if (has_binary_bytes(seq)) fail("binary data in sequence");
-  if (qual.size() != seq.size()) {
-    fail("quality length " + std::to_string(qual.size()) + " differs from sequence length " +
-         std::to_string(seq.size()));
-  }
-  append_header(batch, line[0].substr(1));
-  batch.bases.insert(batch.bases.end(), seq.begin(), seq.end());
-  batch.quals.insert(batch.quals.end(), qual.begin(), qual.end());
-  batch.commit_record();
-  return true;
-}
-
 Error RecordParser::record_error(const std::string& what) const {
   return Error(display_name() + ": record " + std::to_string(records_parsed_ + 1) + ": " + what);
-}
-
-void RecordParser::fail(const std::string& what) const {
-  throw record_error(what);
 }
 
 }  // namespace seqfuse::io

@@ -39,15 +39,12 @@ class RecordParser {
  private:
   // Reads up to the first record; returns std::nullopt for an input that holds
   // no records (empty or blank lines only).
+  // (The records themselves come from the shared rules in fasta_text.hpp
+  // and fastq_text.hpp.)
   std::optional<SequenceFormat> detect_format();
-  // Appends one record and returns true, or returns false at the end. (FASTA
-  // records come from parse_fasta_record in fasta_text.hpp, which the
-  // parallel whole-file reader shares.)
-  bool parse_fastq_record(SequenceBatch& batch);
 
   // "<file>: record <n>: <what>" for the record being parsed.
   [[nodiscard]] Error record_error(const std::string& what) const;
-  [[noreturn]] void fail(const std::string& what) const;
 
   CompressedInput input_;
   LineBuffer lines_;

@@ -11,6 +11,7 @@
 #include "io/batch.hpp"
 #include "io/compressed_input.hpp"
 #include "io/fasta_text.hpp"
+#include "io/fastq_text.hpp"
 #include "io/record_text.hpp"
 #include "kmer/count_filter.hpp"
 #include "kmer/kmer_db.hpp"
@@ -38,29 +39,6 @@ std::string read_whole(const std::string& path) {
   }
 }
 
-// The sequences of FASTQ text, four lines a record (blank lines between
-// records allowed), with the parser's record checks: '@' and '+' lines, and
-// as many quality letters as bases.
-void fastq_sequences(std::string_view text, const std::string& name, std::vector<Query>& out) {
-  io::TextLines lines(text);
-  std::string_view line[4];
-  for (std::size_t n = 1;; ++n) {
-    while (lines.peek() == '\n' || lines.peek() == '\r') (void)lines.take_lines(line, 1);
-    const std::size_t got = lines.take_lines(line, 4);
-    if (got == 0) return;
-    const std::string bad = name + ": record " + std::to_string(n) + ": ";
-    if (line[0].empty() || line[0].front() != '@')
-      throw Error(bad + "expected '@' line, found " + io::quoted(line[0]));
-    if (got < 4) throw Error(bad + "file ends inside a record");
-    if (line[2].empty() || line[2].front() != '+')
-      throw Error(bad + "expected '+' line, found " + io::quoted(line[2]));
-    if (line[3].size() != line[1].size())
-      throw Error(bad + std::to_string(line[1].size()) + " bases but " +
-                  std::to_string(line[3].size()) + " quality letters");
-    out.emplace_back(std::string(line[1]), name + " record " + std::to_string(n));
-  }
-}
-
 // The arguments, then those of the file (FASTA/FASTQ records or plain
 // lines, one k-mer each), told apart by the file's first byte that is not
 // white space.
@@ -73,20 +51,20 @@ std::vector<Query> gather_queries(const QueryOptions& options) {
   const std::string name = options.file == "-" ? std::string("stdin") : options.file;
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) return queries;
-  if (text[first] == '>') {
+  if (text[first] == '>' || text[first] == '@') {
+    const std::string_view records = std::string_view(text).substr(first);
     io::SequenceBatch batch;
     try {
-      io::parse_fasta_text(std::string_view(text).substr(first), batch);
+      if (text[first] == '>')
+        io::parse_fasta_text(records, batch);
+      else
+        io::parse_fastq_text(records, batch);
     } catch (const io::RecordSyntaxError& bad) {
       throw Error(name + ": record " + std::to_string(batch.size() + 1) + ": " + bad.what);
     }
     for (std::size_t n = 0; n < batch.size(); ++n)
       queries.emplace_back(std::string(batch.sequence(n)),
                            name + " record " + std::to_string(n + 1));
-    return queries;
-  }
-  if (text[first] == '@') {
-    fastq_sequences(std::string_view(text).substr(first), name, queries);
     return queries;
   }
   io::TextLines lines(text);

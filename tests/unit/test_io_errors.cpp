@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "io/batch_reader.hpp"
+#include "io/fastq_text.hpp"
 #include "io/record_parser.hpp"
 #include "io/sequence_reader.hpp"
 #include "test_io_support.hpp"
@@ -103,6 +104,21 @@ TEST_CASE("malformed input: exact messages naming file and record", "[io]") {
       CHECK(reader_error(path, bad.records_before) == expected);
       CHECK(batch_reader_error(path) == expected);
       CHECK_THROWS_WITH(read_all(path), expected);
+      // The same rules over text in memory (kmer-count query -f): the same
+      // words and record number.
+      if (bad.content[0] == '@' || bad.content[0] == '>') {
+        seqfuse::io::SequenceBatch batch;
+        std::string in_memory = "(no error)";
+        try {
+          if (bad.content[0] == '@')
+            seqfuse::io::parse_fastq_text(bad.content, batch);
+          else
+            seqfuse::io::parse_fasta_text(bad.content, batch);
+        } catch (const seqfuse::io::RecordSyntaxError& e) {
+          in_memory = "record " + std::to_string(batch.size() + 1) + ": " + e.what;
+        }
+        CHECK(in_memory == bad.message);
+      }
     }
   }
 }
