@@ -44,6 +44,12 @@ struct DeviceInfo {
 void use_device(int index);
 // The calling thread's current device (for handing it to a worker thread).
 [[nodiscard]] int current_device();
+// How host threads wait for the current device (cudaStreamSynchronize and
+// the like): the runtime's own choice (auto: spin while the process has
+// fewer contexts than cores), spinning, yielding, or sleeping on a
+// primitive (block), which leaves the cores to the host's own threads.
+enum class HostWait { automatic, spin, yield, block };
+void set_host_wait(HostWait wait);
 // Free memory of the calling thread's current device, in bytes.
 [[nodiscard]] std::size_t free_device_memory();
 

@@ -48,6 +48,11 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuEventCreateWithFlags hipEventCreateWithFlags
 #define gpuEventDisableTiming hipEventDisableTiming
 #define gpuStreamWaitEvent hipStreamWaitEvent
+#define gpuSetDeviceFlags hipSetDeviceFlags
+#define gpuDeviceScheduleAuto hipDeviceScheduleAuto
+#define gpuDeviceScheduleSpin hipDeviceScheduleSpin
+#define gpuDeviceScheduleYield hipDeviceScheduleYield
+#define gpuDeviceScheduleBlockingSync hipDeviceScheduleBlockingSync
 #define gpuEventDestroy hipEventDestroy
 #define gpuEventRecord hipEventRecord
 #define gpuEventSynchronize hipEventSynchronize
@@ -92,6 +97,11 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuEventCreateWithFlags cudaEventCreateWithFlags
 #define gpuEventDisableTiming cudaEventDisableTiming
 #define gpuStreamWaitEvent cudaStreamWaitEvent
+#define gpuSetDeviceFlags cudaSetDeviceFlags
+#define gpuDeviceScheduleAuto cudaDeviceScheduleAuto
+#define gpuDeviceScheduleSpin cudaDeviceScheduleSpin
+#define gpuDeviceScheduleYield cudaDeviceScheduleYield
+#define gpuDeviceScheduleBlockingSync cudaDeviceScheduleBlockingSync
 #define gpuEventDestroy cudaEventDestroy
 #define gpuEventRecord cudaEventRecord
 #define gpuEventSynchronize cudaEventSynchronize

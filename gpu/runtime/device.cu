@@ -94,6 +94,26 @@ void use_device(int index) {
   GPU_CHECK(gpuSetDevice(index));
 }
 
+void set_host_wait(HostWait wait) {
+  unsigned flags = gpuDeviceScheduleAuto;
+  switch (wait) {
+    case HostWait::automatic:
+      break;
+    case HostWait::spin:
+      flags = gpuDeviceScheduleSpin;
+      break;
+    case HostWait::yield:
+      flags = gpuDeviceScheduleYield;
+      break;
+    case HostWait::block:
+      flags = gpuDeviceScheduleBlockingSync;
+      break;
+  }
+  // Allowed on a started device since CUDA 12 (the flags of its primary
+  // context are replaced).
+  GPU_CHECK(gpuSetDeviceFlags(flags));
+}
+
 int current_device() {
   int index = 0;
   GPU_CHECK(gpuGetDevice(&index));

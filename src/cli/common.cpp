@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,7 +75,8 @@ void add_compress_options(CLI::App& app) {
 }
 
 void add_device_option(CLI::App& app, CommonOptions& options) {
-  app.add_option("--device", options.device, "auto, cpu, gpu, gpu:N, gpu:N,M,... (several GPUs) or gpu:all")
+  app.add_option("--device", options.device,
+                 "auto, cpu, gpu, gpu:N, gpu:N,M,... (several GPUs) or gpu:all")
       ->envname("SEQFUSE_DEVICE")
       ->capture_default_str()
       ->check([](const std::string& text) -> std::string {
@@ -114,12 +116,39 @@ void add_version_flags(CLI::App& app, bool short_name) {
     add_version_flags(*sub, short_name);
 }
 
+namespace {
+
+// SEQFUSE_GPU_WAIT=auto|spin|yield|block: how host threads wait for the
+// GPU, a knob for measuring whether spinning waits take cores that the
+// host's own threads need (issue 17: fastq-trim's lanes wait while 16
+// workers parse). Unset: the runtime's default, left untouched.
+std::optional<gpu::HostWait> host_wait_from_env() {
+  const char* value = std::getenv("SEQFUSE_GPU_WAIT");
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  const std::string text = value;
+  if (text == "auto") return gpu::HostWait::automatic;
+  if (text == "spin") return gpu::HostWait::spin;
+  if (text == "yield") return gpu::HostWait::yield;
+  if (text == "block") return gpu::HostWait::block;
+  throw UsageError("SEQFUSE_GPU_WAIT must be auto, spin, yield or block, not '" + text + "'");
+}
+
+// Starts the current device (a first runtime call does), with the host
+// wait asked for.
+void start_current_device(std::optional<gpu::HostWait> wait) {
+  if (wait) gpu::set_host_wait(*wait);
+  (void)gpu::free_device_memory();
+}
+
+}  // namespace
+
 DeviceChoice choose_device(const CommonOptions& options) {
   const DeviceSpec spec = parse_device_spec(options.device);
   if (spec.kind == DeviceSpec::Kind::kCpu) return {};
   // Counted without starting any device: only the chosen ones are started.
   const DeviceChoice choice = resolve_device(spec, gpu::device_count());
   if (!choice.gpu) return choice;
+  const std::optional<gpu::HostWait> wait = host_wait_from_env();
   // Each device's context starts here, on the thread that overlaps the
   // input's reading, all at once: one after another on the workers' threads
   // they would add ~0.3 s each after the input is read.
@@ -127,12 +156,11 @@ DeviceChoice choose_device(const CommonOptions& options) {
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   if (distinct.size() > 1) {
-    run_device_workers(distinct, [](std::stop_token, std::size_t, int) {
-      (void)gpu::free_device_memory();  // a first runtime call on the device starts it
-    });
+    run_device_workers(distinct,
+                       [wait](std::stop_token, std::size_t, int) { start_current_device(wait); });
   }
   gpu::use_device(choice.first());
-  (void)gpu::free_device_memory();
+  start_current_device(wait);
   return choice;
 }
 
