@@ -16,8 +16,10 @@
 #include <memory>
 #include <string>
 
+#include "models/bert_weights.hpp"
 #include "models/engine.hpp"
 #include "models/esm_weights.hpp"
+#include "models/protein_model.hpp"
 
 namespace seqfuse::models {
 
@@ -51,6 +53,11 @@ void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType co
 // or the weights do not fit the device. The engine keeps no reference to
 // `model`: it may be freed once this returns.
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel& model,
+                                                               const GpuEngineOptions& options);
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const BertModel& model,
+                                                               const GpuEngineOptions& options);
+// The family's GPU engine.
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const ProteinModel& model,
                                                                const GpuEngineOptions& options);
 
 }  // namespace seqfuse::models
