@@ -47,7 +47,12 @@ void validate(const EmbedConfig& c) {
       add(e.what());
     }
   };
-  check([&] { (void)models::parse_poolings(c.pool); });
+  check([&] {
+    if (models::parse_poolings(c.pool).size() > 1 && chosen_format(c) != models::EmbedFormat::h5 &&
+        c.output == "-")
+      add("--pool with several values writes one file per pool (FILE.mean.tsv, ...): give -o "
+          "FILE, or -o FILE.h5 for one file with a group per pool");
+  });
   check([&] {
     if (chosen_format(c) == models::EmbedFormat::npy && c.output == "-")
       add("--format npy writes two files (FILE.npy and FILE.ids.txt): give -o FILE.npy");
