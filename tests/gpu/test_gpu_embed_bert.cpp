@@ -23,7 +23,7 @@
 #include "models/cpu_bert_forward.hpp"
 #include "models/gpu_engine.hpp"
 #include "models/protein_model.hpp"
-#include "test_embed_support.hpp"
+#include "../unit/test_embed_support.hpp"
 
 using namespace seqfuse::models;
 using namespace seqfuse::models::test;

@@ -5,6 +5,7 @@
 // scripts/make-bert-fixtures.py) on every fixture.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
 #include <span>
@@ -114,15 +115,18 @@ TEST_CASE("embed bert: config.json picks the family; others are refused", "[embe
   CHECK(c.head_dim() == 16);
   CHECK(c.max_residues() == 39998);
   CHECK(c.layer_norm_eps == 1e-12);
-  const auto with = [&](const std::string& field) {
-    std::string text = good;
-    text.insert(1, field + ", ");
-    return error_of([&] { (void)parse_bert_config(text, "'c.json'"); });
+  const auto with = [&](const char* key, const nlohmann::json& value) {
+    nlohmann::json config = nlohmann::json::parse(good);
+    config[key] = value;
+    return error_of([&] { (void)parse_bert_config(config.dump(), "'c.json'"); });
   };
-  CHECK_THAT(with(R"("position_embedding_type": "relative_key")"),
+  CHECK_THAT(with("position_embedding_type", "relative_key"),
              Contains("position_embedding_type is 'relative_key'"));
-  CHECK_THAT(with(R"("hidden_act": "gelu_new")"), Contains("hidden_act is 'gelu_new'"));
-  CHECK_THAT(with(R"("is_decoder": true)"), Contains("is_decoder is true"));
+  CHECK_THAT(with("hidden_act", "gelu_new"), Contains("hidden_act is 'gelu_new'"));
+  CHECK_THAT(with("is_decoder", true), Contains("is_decoder is true"));
+  CHECK_THAT(with("num_attention_heads", 5),
+             Contains("hidden_size 64 is not a multiple of num_attention_heads 5"));
+  CHECK_THAT(with("max_position_embeddings", 2), Contains("leaves no room for a residue"));
 }
 
 namespace {
