@@ -126,8 +126,8 @@ Subcommand add_embed(CLI::App& parent) {
                   "residue), or several, comma-separated, in one pass (mean,bos,none)")
       ->capture_default_str();
   app->add_option("--layers", config->layers,
-                  "Hidden states to output: 0 embeddings .. N final (normed); negative from the "
-                  "end (default -1)");
+                  "Hidden states to output: 0 embeddings .. N the last layer (ESM-2: after its "
+                  "final norm); negative from the end (default -1)");
   app->add_option("--dtype", config->dtype,
                   "fp32, bf16 or fp16 (default fp32 on the CPU, bf16 on a GPU)");
   app->add_option_function<int>(
