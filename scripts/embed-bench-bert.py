@@ -137,7 +137,8 @@ def time_seqfuse(args, folder, fasta, work, dtype, n, hidden):
 
 def worst_cosine(torch, reference, output):
     cols, values = output
-    other = torch.tensor(values, dtype=torch.float64).reshape(-1, cols)
+    other = torch.frombuffer(bytearray(values.tobytes()), dtype=torch.float32)
+    other = other.double().reshape(-1, cols)
     a = reference.double()
     cos = (a * other).sum(1) / (a.norm(dim=1) * other.norm(dim=1)).clamp_min(1e-300)
     return float(cos.min())
