@@ -1,4 +1,5 @@
-// The GPU engine of embed: ESM-2's forward pass on one device, built on the
+// The GPU engines of embed: ESM-2's forward pass (and BERT's, in
+// gpu_bert_engine.hpp, over the same parts) on one device, built on the
 // gpu/nn ops (fused embedding, add + LayerNorm, QKV bias + rotary,
 // variable-length flash attention, bias + GELU, pooling) and cuBLASLt GEMMs
 // (a portable tiled GEMM on HIP). Plain C++: the CUDA/HIP side lives in gpu/.
