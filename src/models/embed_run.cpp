@@ -154,7 +154,10 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   trace("embed: input read and tokenized");
   facts.input(options.model);
   facts.input(options.input);
-  facts.output(options.output);
+  if (several_pools && options.format != EmbedFormat::h5)
+    for (const Pooling pool : options.pools) facts.output(pool_output_path(options.output, pool));
+  else
+    facts.output(options.output);
   facts.phase("read");
   if (input.size() == 0) {  // the format's empty output; no engine to start
     if (gemm_warm_up.valid()) gemm_warm_up.wait();
