@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "../unit/test_embed_support.hpp"
 #include "gpu/runtime.hpp"
 #include "io/batch_reader.hpp"
 #include "models/cpu_bert_forward.hpp"
 #include "models/gpu_engine.hpp"
 #include "models/protein_model.hpp"
-#include "../unit/test_embed_support.hpp"
 
 using namespace seqfuse::models;
 using namespace seqfuse::models::test;
