@@ -1,4 +1,5 @@
-// Embedding lookup with ESM-2's token-dropout scale. Plain C++ (src/ calls
+// Embedding lookups: ESM-2's with its token-dropout scale, BERT's with
+// absolute positions. Plain C++ (src/ calls
 // it); the kernel is in embedding.cu.
 #pragma once
 
@@ -17,5 +18,15 @@ namespace seqfuse::gpu::nn {
 [[nodiscard]] Status embed_tokens(const std::int32_t* ids, const double* scale, std::size_t tokens,
                                   const float* word_embeddings, std::size_t hidden, float* out,
                                   Stream& stream);
+
+// BERT's embedding sum before its LayerNorm: out[t] = (word_embeddings[ids[t]]
+// + token_type_row) + position_embeddings[positions[t]], fp32
+// (nn_math.hpp: bert_embedding_value). Ids and positions must be inside
+// their tables (the caller checks).
+[[nodiscard]] Status embed_tokens_absolute(const std::int32_t* ids, const std::int32_t* positions,
+                                           std::size_t tokens, const float* word_embeddings,
+                                           const float* position_embeddings,
+                                           const float* token_type_row, std::size_t hidden,
+                                           float* out, Stream& stream);
 
 }  // namespace seqfuse::gpu::nn

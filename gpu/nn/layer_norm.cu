@@ -1,7 +1,7 @@
-#include "gpu/vendor.cuh"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/layer_norm.hpp"
 #include "gpu/nn/nn_math.hpp"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
@@ -17,7 +17,9 @@ __device__ double warp_sum(double value) {
   return value;
 }
 
-template <class Out>
+// kWriteBack (post-LN blocks): the normed row replaces the residual row and
+// `out` (may be null) gets a copy in its type.
+template <class Out, bool kWriteBack = false>
 static __global__ void __launch_bounds__(kThreads)
     add_layer_norm_kernel(float* residual, const float* delta, std::size_t rows, std::size_t hidden,
                           const float* weight, const float* bias, double eps, Out* out) {
@@ -46,18 +48,28 @@ static __global__ void __launch_bounds__(kThreads)
   }
   const double variance = warp_sum(squares) / static_cast<double>(hidden);
   const double inverse_std = 1.0 / sqrt(variance + eps);
-  Out* y = out + row * hidden;
-  for (std::size_t c = lane; c < hidden; c += lanes)
-    y[c] = from_float<Out>(layer_norm_value(x[c], mean, inverse_std, weight[c], bias[c]));
+  if constexpr (kWriteBack) {
+    // Each lane rewrites only the columns it read, after both statistics.
+    Out* y = out ? out + row * hidden : nullptr;
+    for (std::size_t c = lane; c < hidden; c += lanes) {
+      const float value = layer_norm_value(x[c], mean, inverse_std, weight[c], bias[c]);
+      x[c] = value;
+      if (y) y[c] = from_float<Out>(value);
+    }
+  } else {
+    Out* y = out + row * hidden;
+    for (std::size_t c = lane; c < hidden; c += lanes)
+      y[c] = from_float<Out>(layer_norm_value(x[c], mean, inverse_std, weight[c], bias[c]));
+  }
 }
 
-template <class Out>
+template <class Out, bool kWriteBack = false>
 void launch_add_layer_norm(float* residual, const float* delta, std::size_t rows,
                            std::size_t hidden, const float* weight, const float* bias, double eps,
                            Out* out, gpuStream_t stream) {
   // Rows per block: kThreads / warp size (host side: ask the device once).
   const unsigned rows_per_block = kThreads / static_cast<unsigned>(current_warp_size());
-  add_layer_norm_kernel<Out><<<blocks_for(rows, rows_per_block), kThreads, 0, stream>>>(
+  add_layer_norm_kernel<Out, kWriteBack><<<blocks_for(rows, rows_per_block), kThreads, 0, stream>>>(
       residual, delta, rows, hidden, weight, bias, eps, out);
   GPU_CHECK_LAUNCH();
 }
@@ -84,6 +96,31 @@ Status add_layer_norm(float* residual, const float* delta, std::size_t rows, std
     case NnType::f16:
       launch_add_layer_norm(residual, delta, rows, hidden, weight, bias, eps,
                             static_cast<f16_t*>(out), s);
+      break;
+  }
+  return Status::kSuccess;
+}
+
+Status layer_norm_in_place(float* residual, std::size_t rows, std::size_t hidden,
+                           const float* weight, const float* bias, double eps, void* copy,
+                           NnType copy_type, Stream& stream) {
+  if (rows == 0) return Status::kSuccess;
+  if (hidden == 0 || rows > 0x7fffffffu) return Status::kInvalidSize;
+  if (!residual || !weight || !bias) return Status::kNullBuffer;
+  if (!(eps >= 0)) return Status::kInvalidArgument;
+  const gpuStream_t s = native_stream(stream);
+  switch (copy ? copy_type : NnType::f32) {
+    case NnType::f32:
+      launch_add_layer_norm<float, true>(residual, nullptr, rows, hidden, weight, bias, eps,
+                                         static_cast<float*>(copy), s);
+      break;
+    case NnType::bf16:
+      launch_add_layer_norm<bf16_t, true>(residual, nullptr, rows, hidden, weight, bias, eps,
+                                          static_cast<bf16_t*>(copy), s);
+      break;
+    case NnType::f16:
+      launch_add_layer_norm<f16_t, true>(residual, nullptr, rows, hidden, weight, bias, eps,
+                                         static_cast<f16_t*>(copy), s);
       break;
   }
   return Status::kSuccess;

@@ -1,12 +1,13 @@
-// LayerNorm fused with the residual add that precedes it in a pre-LN block.
+// LayerNorm fused with the residual add that precedes it in a pre-LN block,
+// and the in-place form of post-LN blocks.
 // Plain C++ (src/ calls it); the kernel is in layer_norm.cu.
 #pragma once
 
 #include <cstddef>
 
+#include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
-#include "gpu/nn/nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 
@@ -17,5 +18,13 @@ namespace seqfuse::gpu::nn {
 [[nodiscard]] Status add_layer_norm(float* residual, const float* delta, std::size_t rows,
                                     std::size_t hidden, const float* weight, const float* bias,
                                     double eps, void* out, NnType out_type, Stream& stream);
+
+// Post-LN blocks (BERT): each row of `residual` becomes LayerNorm(row) x
+// weight + bias in place (fp32, the same arithmetic as add_layer_norm), and
+// `copy`, unless null, receives the same values as `copy_type` (the next
+// GEMM's input).
+[[nodiscard]] Status layer_norm_in_place(float* residual, std::size_t rows, std::size_t hidden,
+                                         const float* weight, const float* bias, double eps,
+                                         void* copy, NnType copy_type, Stream& stream);
 
 }  // namespace seqfuse::gpu::nn

@@ -62,6 +62,12 @@ SF_HOST_DEVICE float gelu_tanh(float x) {
   return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
 }
 
+// BERT's embedding sum before its LayerNorm, in BertEmbeddings' order:
+// (word + token type) + absolute position, in fp32.
+SF_HOST_DEVICE float bert_embedding_value(float word, float token_type, float position) {
+  return (word + token_type) + position;
+}
+
 // One LayerNorm output (torch.nn.LayerNorm, biased variance): statistics in
 // double, the normalized value rounded to float before the affine part.
 // `inverse_std` is 1 / sqrt(variance + eps).

@@ -1,7 +1,7 @@
-#include "gpu/vendor.cuh"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/pairs.cuh"
 #include "gpu/nn/rotary.hpp"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 // first half, with their partners c + d/2 and c + 1 + d/2): every access
 // moves an adjacent pair (pairs.cuh), so a thread does the work of two
 // with the same instruction count.
-template <class In, class Out>
+template <class In, class Out, bool kRotate>
 static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
   const std::size_t t = blockIdx.x;
   const unsigned half = static_cast<unsigned>(job.head_dim / 2), pairs = half / 2;
@@ -27,10 +27,12 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
   load_two(row + hidden + hi, k_hi[0], k_hi[1]);
   load_two(row + 2 * hidden + lo, v_lo[0], v_lo[1]);
   load_two(row + 2 * hidden + hi, v_hi[0], v_hi[1]);
-  const std::size_t angle = static_cast<std::size_t>(job.positions[t]) * half + c;
-  float cs[2], sn[2];
-  load_two(job.cos + angle, cs[0], cs[1]);
-  load_two(job.sin + angle, sn[0], sn[1]);
+  float cs[2] = {1, 1}, sn[2] = {0, 0};
+  if constexpr (kRotate) {
+    const std::size_t angle = static_cast<std::size_t>(job.positions[t]) * half + c;
+    load_two(job.cos + angle, cs[0], cs[1]);
+    load_two(job.sin + angle, sn[0], sn[1]);
+  }
 
   float q_out[4], k_out[4], v_out[4];  // lo pair, then hi pair
 #pragma unroll
@@ -39,10 +41,17 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
     const float qh = (q_hi[j] + bias[hi + j]) * job.query_scale;
     const float kl = k_lo[j] + bias[hidden + lo + j];
     const float kh = k_hi[j] + bias[hidden + hi + j];
-    q_out[j] = ql * cs[j] - qh * sn[j];
-    q_out[2 + j] = qh * cs[j] + ql * sn[j];
-    k_out[j] = kl * cs[j] - kh * sn[j];
-    k_out[2 + j] = kh * cs[j] + kl * sn[j];
+    if constexpr (kRotate) {
+      q_out[j] = ql * cs[j] - qh * sn[j];
+      q_out[2 + j] = qh * cs[j] + ql * sn[j];
+      k_out[j] = kl * cs[j] - kh * sn[j];
+      k_out[2 + j] = kh * cs[j] + kl * sn[j];
+    } else {
+      q_out[j] = ql;
+      q_out[2 + j] = qh;
+      k_out[j] = kl;
+      k_out[2 + j] = kh;
+    }
     v_out[j] = v_lo[j] + bias[2 * hidden + lo + j];
     v_out[2 + j] = v_hi[j] + bias[2 * hidden + hi + j];
   }
@@ -61,7 +70,12 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
 template <class In, class Out>
 void launch_qkv_bias_rotary(const QkvRotary& job, gpuStream_t stream) {
   const auto threads = static_cast<unsigned>(job.heads * job.head_dim / 4);
-  qkv_bias_rotary_kernel<In, Out><<<static_cast<unsigned>(job.tokens), threads, 0, stream>>>(job);
+  if (job.rotate)
+    qkv_bias_rotary_kernel<In, Out, true>
+        <<<static_cast<unsigned>(job.tokens), threads, 0, stream>>>(job);
+  else
+    qkv_bias_rotary_kernel<In, Out, false>
+        <<<static_cast<unsigned>(job.tokens), threads, 0, stream>>>(job);
   GPU_CHECK_LAUNCH();
 }
 
@@ -80,11 +94,12 @@ Status qkv_bias_rotary(const QkvRotary& job, Stream& stream) {
   if (job.tokens == 0) return Status::kSuccess;
   // Pairs of channel pairs: head_dim % 4 == 0 (ESM-2's are 16 to 64); one
   // block per token, a thread per four channels.
-  if (job.heads == 0 || job.head_dim < 4 || job.head_dim % 4 != 0 || job.table_positions == 0 ||
-      job.heads * job.head_dim / 4 > 1024 || job.tokens > 0x7fffffffu)
+  if (job.heads == 0 || job.head_dim < 4 || job.head_dim % 4 != 0 ||
+      (job.rotate && job.table_positions == 0) || job.heads * job.head_dim / 4 > 1024 ||
+      job.tokens > 0x7fffffffu)
     return Status::kInvalidSize;
-  if (!job.qkv || !job.bias || !job.positions || !job.cos || !job.sin || !job.query || !job.key ||
-      !job.value)
+  if (!job.qkv || !job.bias || !job.query || !job.key || !job.value ||
+      (job.rotate && (!job.positions || !job.cos || !job.sin)))
     return Status::kNullBuffer;
   if (job.qkv_type != NnType::f32 && job.qkv_type != job.out_type) return Status::kInvalidArgument;
   const gpuStream_t s = native_stream(stream);

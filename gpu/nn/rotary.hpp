@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
-#include "gpu/nn/nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 
@@ -24,6 +24,9 @@ struct QkvRotary {
   std::size_t table_positions = 0;
   std::size_t tokens = 0, heads = 0, head_dim = 0;
   float query_scale = 1;  // head_dim^-0.5, applied before the rotation (as EsmSelfAttention)
+  // false (BERT's absolute positions, added at the embedding): bias, scale
+  // and the head-major split only; positions, cos and sin are not read.
+  bool rotate = true;
   // Outputs, [heads][tokens][head_dim] each, as `out_type` (the attention
   // kernel's input type).
   void* query = nullptr;

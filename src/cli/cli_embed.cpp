@@ -1,6 +1,6 @@
-// seqfuse embed: ESM-2 protein embeddings, equal to Hugging Face
-// transformers' EsmModel within float rounding. This file binds the options
-// and checks their values; the run is models::run_embed (models/embed_run.hpp).
+// seqfuse embed: protein embeddings of ESM-2 and ProtBERT checkpoints, equal
+// to Hugging Face transformers' EsmModel / BertModel within float rounding. This file binds the
+// options and checks their values; the run is models::run_embed (models/embed_run.hpp).
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "core/report.hpp"
+#include "models/embed_pools.hpp"
 #include "models/embed_run.hpp"
 #include "models/hub_cache.hpp"
 
@@ -46,7 +47,12 @@ void validate(const EmbedConfig& c) {
       add(e.what());
     }
   };
-  check([&] { (void)models::parse_pooling(c.pool); });
+  check([&] {
+    if (models::parse_poolings(c.pool).size() > 1 && chosen_format(c) != models::EmbedFormat::h5 &&
+        c.output == "-")
+      add("--pool with several values writes one file per pool (FILE.mean.tsv, ...): give -o "
+          "FILE, or -o FILE.h5 for one file with a group per pool");
+  });
   check([&] {
     if (chosen_format(c) == models::EmbedFormat::npy && c.output == "-")
       add("--format npy writes two files (FILE.npy and FILE.ids.txt): give -o FILE.npy");
@@ -69,7 +75,8 @@ models::EmbedOptions embed_options(const EmbedConfig& c) {
   options.input = c.input;
   options.output = c.output;
   options.format = chosen_format(c);
-  options.pooling = models::parse_pooling(c.pool);
+  options.pools = models::parse_poolings(c.pool);
+  options.pooling = options.pools.front();
   options.layers = c.layers;
   if (!c.dtype.empty()) options.dtype = models::parse_compute_type(c.dtype);
   if (c.toks_per_batch_given) options.toks_per_batch = static_cast<std::size_t>(c.toks_per_batch);
@@ -86,33 +93,41 @@ models::EmbedOptions embed_options(const EmbedConfig& c) {
 Subcommand add_embed(CLI::App& parent) {
   auto config = std::make_shared<EmbedConfig>();
   CLI::App* app = parent.add_subcommand(
-      "embed", "ESM-2 protein embeddings, as Hugging Face transformers' EsmModel computes them");
+      "embed", "Protein embeddings (ESM-2, ProtBERT), as Hugging Face transformers computes them");
   app->footer(
       "Examples:\n"
       "  seqfuse embed --model facebook/esm2_t6_8M_UR50D proteins.fa -o emb.h5  from the HF cache\n"
       "  seqfuse embed --model DIR proteins.fa --pool none -o emb.npy     per residue (+ "
       "emb.ids.txt)\n"
       "  seqfuse embed --model DIR proteins.fa --layers 0 -1 --pool bos   two layers, BOS vectors\n"
-      "DIR is a Hugging Face ESM-2 checkpoint folder (config.json + model.safetensors); a model\n"
-      "id (ORG/NAME) that is not a folder is looked up in the local Hugging Face cache\n"
-      "(HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub), never downloaded.\n"
-      "Lowercase letters are read as uppercase (the Hugging Face tokenizer reads them as\n"
-      "<unk>); other letters outside ESM-2's alphabet are <unk>. --device auto runs on a\n"
-      "GPU when there is one (in bf16 unless --dtype says otherwise), else on the CPU (fp32).");
+      "  seqfuse embed --model Rostlab/prot_bert proteins.fa --pool mean,bos,none -o emb.h5\n"
+      "DIR is a Hugging Face checkpoint folder: config.json, model.safetensors (sharded too) or\n"
+      "pytorch_model.bin, and for BERT its vocab.txt. config.json's model_type picks the family:\n"
+      "esm (ESM-2) or bert (ProtBERT, ProtBERT-BFD). A model id (ORG/NAME) that is not a folder\n"
+      "is looked up in the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or\n"
+      "~/.cache/huggingface/hub), never downloaded.\n"
+      "Lowercase letters are read as uppercase (the Hugging Face tokenizers read them as\n"
+      "unknown); letters outside the model's alphabet are <unk> / [UNK]. ProtBERT reads U, Z,\n"
+      "O and B as X, as RostLab's scripts do. --pool with several values (mean,bos,none) computes\n"
+      "them in one pass: -o FILE.h5 gets a group per pool (/mean/ID, /bos/ID, /none/ID); tsv\n"
+      "and npy get a file per pool (-o emb.npy: emb.mean.npy, emb.bos.npy, ...).\n"
+      "--device auto runs on a GPU when there is one (in bf16 unless --dtype says otherwise),\n"
+      "else on the CPU (fp32).");
   app->add_option("PROTEINS", config->input, "Protein FASTA/FASTQ (plain, gzip, - for stdin)")
       ->required();
   app->add_option("--model", config->model,
-                  "Hugging Face ESM-2 checkpoint folder (config.json + model.safetensors), or a "
+                  "Hugging Face ESM-2 or BERT checkpoint folder (config.json + weights), or a "
                   "model id in the local Hugging Face cache (facebook/esm2_t6_8M_UR50D)")
       ->required();
   app->add_option("--format", config->format,
                   "h5, npy or tsv (default: from -o's extension .h5/.npy, else tsv)");
   app->add_option("--pool", config->pool,
-                  "mean (over residues, BOS/EOS excluded), bos, or none (per residue)")
+                  "mean (over residues, BOS/EOS excluded), bos ([CLS] for BERT), none (per "
+                  "residue), or several, comma-separated, in one pass (mean,bos,none)")
       ->capture_default_str();
   app->add_option("--layers", config->layers,
-                  "Hidden states to output: 0 embeddings .. N final (normed); negative from the "
-                  "end (default -1)");
+                  "Hidden states to output: 0 embeddings .. N the last layer (ESM-2: after its "
+                  "final norm); negative from the end (default -1)");
   app->add_option("--dtype", config->dtype,
                   "fp32, bf16 or fp16 (default fp32 on the CPU, bf16 on a GPU)");
   app->add_option_function<int>(
@@ -124,7 +139,8 @@ Subcommand add_embed(CLI::App& parent) {
       "Tokens per batch; sequences are batched by length (default 4096 on the CPU; on a GPU "
       "up to 65536, as its free memory allows)");
   app->add_option("--max-length", config->max_length,
-                  "Residues kept per sequence; longer ones are cut with a warning")
+                  "Residues kept per sequence; longer ones are cut with a warning (a BERT "
+                  "model refuses a sequence longer than its position table holds)")
       ->capture_default_str();
   app->add_option("-o,--output", config->output, "Output path, - for stdout")
       ->capture_default_str();

@@ -7,58 +7,13 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "gpu/nn/nn_math.hpp"
+#include "models/cpu_blocks.hpp"
 #include "models/cpu_kernels.hpp"
 #include "models/pooling.hpp"
 #include "models/tokenizer.hpp"
-#include "gpu/nn/nn_math.hpp"
 
 namespace seqfuse::models {
-namespace {
-
-// Row-major out[rows x n] += in[rows x k] . weight[n x k]^T, one OpenBLAS call.
-void add_linear(const float* in, std::size_t ld_in, std::size_t rows, std::size_t k,
-                const float* weight, std::size_t n, float* out, std::size_t ld_out) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, in, static_cast<int>(ld_in), weight, static_cast<int>(k),
-              1.0f, out, static_cast<int>(ld_out));
-}
-
-// Starts out[r] at the bias for rows [0, rows), ready for add_linear.
-void set_rows_to_bias(const std::vector<float>& bias, std::size_t rows, float* out,
-                      std::size_t ld_out) {
-  for (std::size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), out + r * ld_out);
-}
-
-void add_bias_to_rows(const std::vector<float>& bias, std::size_t rows, float* out,
-                      std::size_t ld_out) {
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < bias.size(); ++c) out[r * ld_out + c] += bias[c];
-}
-
-// torch.nn.LayerNorm: biased variance; statistics in double (the GPU kernel's
-// arithmetic, gpu/nn/nn_math.hpp).
-void layer_norm_rows(const float* in, std::size_t rows, std::size_t hidden,
-                     const std::vector<float>& weight, const std::vector<float>& bias, double eps,
-                     float* out) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* x = in + r * hidden;
-    double mean = 0;
-    for (std::size_t c = 0; c < hidden; ++c) mean += x[c];
-    mean /= static_cast<double>(hidden);
-    double variance = 0;
-    for (std::size_t c = 0; c < hidden; ++c) variance += (x[c] - mean) * (x[c] - mean);
-    variance /= static_cast<double>(hidden);
-    const double scale = 1.0 / std::sqrt(variance + eps);
-    float* y = out + r * hidden;
-    for (std::size_t c = 0; c < hidden; ++c)
-      y[c] = gpu::nn::layer_norm_value(x[c], mean, scale, weight[c], bias[c]);
-  }
-}
-
-// Query rows per attention block: a [block x tokens] score matrix per worker.
-constexpr std::size_t kQueryBlock = 256;
-
-}  // namespace
 
 CpuEsmEngine::CpuEsmEngine(const EsmModel& model, unsigned threads)
     : model_(model),
@@ -235,25 +190,12 @@ void CpuEsmEngine::attend(std::size_t layer, std::size_t first_token, std::size_
       k_out[c] = k[c] * cos[c] + k[c - half] * sin[c];
     }
   }
-  // softmax(Q K^T) V in blocks of query rows, so the score block stays small
-  // for long sequences. V is read in place; the result goes straight into
-  // this head's columns of context_.
+  // softmax(Q K^T) V in blocks of query rows (cpu_blocks.hpp). V is read in
+  // place; the result goes straight into this head's columns of context_.
   const float* value = qkv_.data() + first_token * ld_qkv + 2 * hidden_ + head * d;
   float* out = context_.data() + first_token * hidden_ + head * d;
-  for (std::size_t row = 0; row < tokens; row += kQueryBlock) {
-    const std::size_t rows = std::min(kQueryBlock, tokens - row);
-    scratch.scores.resize(rows * tokens);
-    float* scores = scratch.scores.data();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
-                static_cast<int>(tokens), static_cast<int>(d), 1.0f, scratch.query.data() + row * d,
-                static_cast<int>(d), scratch.key.data(), static_cast<int>(d), 0.0f, scores,
-                static_cast<int>(tokens));
-    softmax_rows(scores, rows, tokens);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
-                static_cast<int>(d), static_cast<int>(tokens), 1.0f, scores,
-                static_cast<int>(tokens), value, static_cast<int>(ld_qkv), 0.0f,
-                out + row * hidden_, static_cast<int>(hidden_));
-  }
+  attend_head(scratch.query.data(), scratch.key.data(), value, ld_qkv, tokens, d, out, hidden_,
+              scratch.scores);
 }
 
 void CpuEsmEngine::feed_forward_block(std::size_t layer) {

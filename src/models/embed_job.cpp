@@ -26,7 +26,7 @@ std::string sequences_word(std::size_t n) {
 }  // namespace
 
 ProteinSet tokenize_input(const io::SequenceBatch& batch, const std::string& source,
-                          std::size_t max_residues) {
+                          std::size_t max_residues, const ResidueTokenizer& tokenizer) {
   ProteinSet set;
   if (batch.empty())  // valid (an empty scatter chunk): an output with no rows
     set.warnings.push_back("'" + source + "' has no sequences: the output holds no embeddings");
@@ -36,9 +36,10 @@ ProteinSet tokenize_input(const io::SequenceBatch& batch, const std::string& sou
     const std::string where =
         "sequence '" + id + "' (record " + std::to_string(i + 1) + " of '" + source + "')";
     if (batch.length(i) == 0) throw Error(where + " is empty");
-    TokenizedProtein protein = tokenize_protein(batch.sequence(i), max_residues);
+    TokenizedProtein protein = tokenizer.tokenize(batch.sequence(i), max_residues);
     if (protein.unknown == protein.residues)
-      throw Error(where + " has no letter of ESM-2's alphabet: every residue would be <unk>");
+      throw Error(where + " has no letter of " + tokenizer.alphabet() +
+                  ": every residue would be " + tokenizer.unknown_text());
     if (protein.truncated)
       truncated.push_back(id + " (" + std::to_string(batch.length(i)) + " residues)");
     if (protein.unknown > 0) with_unknown.push_back(id);
@@ -52,10 +53,24 @@ ProteinSet tokenize_input(const io::SequenceBatch& batch, const std::string& sou
                            std::to_string(max_residues) + " cut to their first " +
                            std::to_string(max_residues) + " residues: " + first_names(truncated));
   if (!with_unknown.empty())
-    set.warnings.push_back(
-        sequences_word(with_unknown.size()) +
-        " with letters outside ESM-2's alphabet, read as <unk>: " + first_names(with_unknown));
+    set.warnings.push_back(sequences_word(with_unknown.size()) + " with letters outside " +
+                           tokenizer.alphabet() + ", read as " + tokenizer.unknown_text() + ": " +
+                           first_names(with_unknown));
   return set;
+}
+
+void check_position_limit(const ProteinSet& input, const std::string& source,
+                          std::size_t position_limit, std::size_t max_residues) {
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    const std::size_t residues = input.proteins[i].residues;
+    if (residues <= position_limit) continue;
+    throw Error("sequence '" + input.ids[i] + "' (record " + std::to_string(i + 1) + " of '" +
+                source + "') has " + std::to_string(residues) +
+                " residues; the model's position table holds " + std::to_string(position_limit) +
+                " (max_position_embeddings less [CLS] and [SEP]): give --max-length " +
+                std::to_string(position_limit) + " or less to cut longer sequences (now " +
+                std::to_string(max_residues) + ")");
+  }
 }
 
 std::vector<int> resolve_layers(const std::vector<int>& requested, int num_layers) {

@@ -32,11 +32,18 @@ struct ProteinSet {
 };
 
 // Throws seqfuse::Error for an input without sequences, an empty sequence, or
-// one whose every letter is outside ESM-2's alphabet, naming it. Sequences
-// longer than max_residues are cut to it, and letters outside the alphabet
-// read as <unk>.
+// one whose every letter is outside the tokenizer's alphabet, naming it.
+// Sequences longer than max_residues are cut to it, and letters outside the
+// alphabet read as the unknown token.
 [[nodiscard]] ProteinSet tokenize_input(const io::SequenceBatch& batch, const std::string& source,
-                                        std::size_t max_residues);
+                                        std::size_t max_residues,
+                                        const ResidueTokenizer& tokenizer = esm_tokenizer());
+
+// Throws seqfuse::Error naming the first sequence (after the --max-length
+// cut) with more residues than a model's position table holds
+// (`position_limit`: BERT's max_position_embeddings less [CLS] and [SEP]).
+void check_position_limit(const ProteinSet& input, const std::string& source,
+                          std::size_t position_limit, std::size_t max_residues);
 
 // --layers values to hidden-state indices: 0..num_layers as given, negative
 // ones from the end (-1: the final, normed layer). Empty: {num_layers}.

@@ -125,6 +125,18 @@ class NpyWriter final : public EmbeddingWriter {
 
 }  // namespace
 
+const char* pooling_name(Pooling pooling) noexcept {
+  switch (pooling) {
+    case Pooling::bos:
+      return "bos";
+    case Pooling::none:
+      return "none";
+    case Pooling::mean:
+      break;
+  }
+  return "mean";
+}
+
 EmbedFormat parse_embed_format(std::string_view text) {
   if (text == "tsv") return EmbedFormat::tsv;
   if (text == "npy") return EmbedFormat::npy;

@@ -49,7 +49,15 @@ struct OutputShape {
   std::size_t hidden = 0;
   std::vector<int> layers;  // hidden-state indices, in output order
   Pooling pooling = Pooling::mean;
+  // h5 with several --pool values (embed_pools.hpp): one group per pool,
+  // named as the pool ("mean", "bos", "none"), each holding one dataset per
+  // sequence id; SequenceRows::group picks the group. Empty: datasets at
+  // the root, as a single --pool writes them.
+  std::vector<Pooling> groups;
 };
+
+// "mean", "bos", "none": as --pool spells them.
+[[nodiscard]] const char* pooling_name(Pooling pooling) noexcept;
 
 // One sequence's output rows: `layers` blocks; row r of block l starts at
 // values + ((l * block_rows) + first_row + r) * hidden.
@@ -59,6 +67,7 @@ struct SequenceRows {
   const float* values = nullptr;
   std::size_t block_rows = 0;
   std::size_t first_row = 0;
+  std::size_t group = 0;  // OutputShape::groups index (h5 with several pools)
 };
 
 class EmbeddingWriter {

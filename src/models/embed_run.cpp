@@ -10,6 +10,7 @@
 #include "core/output_file.hpp"
 #include "io/batch_reader.hpp"
 #include "models/cpu_forward.hpp"
+#include "models/embed_pools.hpp"
 #include "models/embed_workers.hpp"
 #include "models/gpu_engine.hpp"
 
@@ -62,14 +63,24 @@ ComputeType compute_type_for(const std::optional<ComputeType>& dtype, const Devi
   return device.gpu ? ComputeType::bf16 : ComputeType::fp32;
 }
 
+std::unique_ptr<EmbeddingEngine> make_embedding_engine(const ProteinModel& model,
+                                                       const DeviceChoice& device,
+                                                       ComputeType compute, unsigned threads) {
+  if (!device.gpu) return make_cpu_engine(model, threads);
+  return make_gpu_worker_engine(model, device, device.first(), compute);
+}
+
 std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
                                                        const DeviceChoice& device,
                                                        ComputeType compute, unsigned threads) {
   if (!device.gpu) return std::make_unique<CpuEsmEngine>(model, threads);
-  return make_gpu_worker_engine(model, device, device.first(), compute);
+  GpuEngineOptions options;
+  options.device = device.first();
+  options.compute = compute;
+  return make_gpu_engine(model, options);
 }
 
-std::unique_ptr<EmbeddingEngine> make_gpu_worker_engine(const EsmModel& model,
+std::unique_ptr<EmbeddingEngine> make_gpu_worker_engine(const ProteinModel& model,
                                                         const DeviceChoice& device, int index,
                                                         ComputeType compute) {
   GpuEngineOptions options;
@@ -88,7 +99,7 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
     device_choice = std::async(std::launch::async, options.choose_device);
   else
     check_dtype(options.dtype, DeviceChoice{});
-  const EsmModel model = load_esm_model(options.model, options.threads);
+  const ProteinModel model = load_protein_model(options.model, options.threads);
   const double load_seconds = clock.seconds();
   trace("embed: model loaded");
   RunFacts& facts = report.facts();  // for --json (docs/json-report.md)
@@ -114,28 +125,39 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
         warm_up_gpu_engine(options.model, index, compute);
       }
     });
-  const auto hidden = static_cast<std::size_t>(model.config.hidden_size);
-  if (options.max_length + 2 > static_cast<std::size_t>(model.config.max_position_embeddings))
+  const std::size_t hidden = model.hidden_size();
+  // Rotary positions (ESM-2) run past the trained length, with a warning;
+  // absolute ones (BERT) stop at the table: refused below, per sequence.
+  if (!model.position_limit() && options.max_length > model.trained_residues())
     report.warn("--max-length " + std::to_string(options.max_length) + " goes past the " +
-                std::to_string(model.config.max_position_embeddings - 2) +
-                " residues this model was trained on");
+                std::to_string(model.trained_residues()) + " residues this model was trained on");
 
+  // Several pools: every token is read out once and each pool derived from it.
+  const bool several_pools = options.pools.size() > 1;
   Readout readout;
-  readout.pooling = options.pooling;
-  readout.layers = resolve_layers(options.layers, model.config.num_layers);
+  readout.pooling = several_pools ? Pooling::none : options.pooling;
+  readout.layers = resolve_layers(options.layers, model.num_layers());
 
   register_input(options.input);  // -o may not name it
   const io::SequenceBatch batch =
       io::read_all(options.input, std::pmr::new_delete_resource(), options.threads);
-  const ProteinSet input = tokenize_input(batch, options.input, options.max_length);
+  const ProteinSet input =
+      tokenize_input(batch, options.input, options.max_length, model.tokenizer);
+  if (const auto limit = model.position_limit())
+    check_position_limit(input, options.input, *limit, options.max_length);
   check_ids_for_format(options.format, input.ids);
-  const auto writer =
-      make_embedding_writer(options.format, options.output, output_shape(input, readout, hidden));
+  const auto writer = several_pools ? make_pools_writer(options.format, options.output, input,
+                                                        readout.layers, hidden, options.pools)
+                                    : make_embedding_writer(options.format, options.output,
+                                                            output_shape(input, readout, hidden));
   for (const std::string& warning : input.warnings) report.warn(warning);
   trace("embed: input read and tokenized");
   facts.input(options.model);
   facts.input(options.input);
-  facts.output(options.output);
+  if (several_pools && options.format != EmbedFormat::h5)
+    for (const Pooling pool : options.pools) facts.output(pool_output_path(options.output, pool));
+  else
+    facts.output(options.output);
   facts.phase("read");
   if (input.size() == 0) {  // the format's empty output; no engine to start
     if (gemm_warm_up.valid()) gemm_warm_up.wait();

@@ -20,15 +20,18 @@
 #include "models/embed_outputs.hpp"
 #include "models/engine.hpp"
 #include "models/esm_weights.hpp"
+#include "models/protein_model.hpp"
 
 namespace seqfuse::models {
 
 struct EmbedOptions {
-  std::string model;  // Hugging Face ESM-2 checkpoint folder
+  std::string model;  // Hugging Face checkpoint folder (ESM-2 or BERT: model_family.hpp)
   std::string input;  // FASTA/FASTQ path, - for stdin
   std::string output = "-";
   EmbedFormat format = EmbedFormat::tsv;
   Pooling pooling = Pooling::mean;
+  // --pool with several values (embed_pools.hpp); empty or one value: `pooling` alone.
+  std::vector<Pooling> pools;
   // --layers as given (negative from the end); empty: the final, normed layer.
   // Checked against the model once it is loaded.
   std::vector<int> layers;
@@ -60,13 +63,17 @@ struct EmbedOptions {
 // GPU, else the CPU engine with `threads`. `model` must outlive the engine.
 // With several GPU workers (--device gpu:0,1,...), run_embed gives each its
 // own engine, made by make_gpu_worker_engine on the worker's thread.
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_embedding_engine(const ProteinModel& model,
+                                                                     const DeviceChoice& device,
+                                                                     ComputeType compute,
+                                                                     unsigned threads);
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_embedding_engine(const EsmModel& model,
                                                                      const DeviceChoice& device,
                                                                      ComputeType compute,
                                                                      unsigned threads);
 // The GPU engine of a worker of `device` on GPU `index` (one of
 // device.devices); workers sharing that GPU share its memory.
-[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_worker_engine(const EsmModel& model,
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_worker_engine(const ProteinModel& model,
                                                                       const DeviceChoice& device,
                                                                       int index,
                                                                       ComputeType compute);

@@ -1,6 +1,8 @@
-// The boundary between the embed job and the engines that run ESM-2's
-// forward pass: the CPU engine (cpu_forward.hpp) and the GPU engine
-// (gpu_engine.hpp, over the ops in gpu/nn).
+// The boundary between the embed job and the engines that run a model
+// family's forward pass (model_family.hpp): for ESM-2 and BERT a CPU engine
+// (cpu_forward.hpp, cpu_bert_forward.hpp) and a GPU engine (gpu_engine.hpp,
+// over the ops in gpu/nn). Sequences hold the family's first special token
+// (<cls>, [CLS]), the residues and its last one (<eos>, [SEP]).
 //
 // A GPU backend plugs in by implementing EmbeddingEngine over an EsmModel
 // (plain fp32 host arrays, uploaded and converted to its compute type as it

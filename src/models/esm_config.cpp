@@ -7,52 +7,18 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "core/regular_file.hpp"
+#include "models/config_json.hpp"
 #include "models/tokenizer.hpp"
 
 namespace seqfuse::models {
-namespace {
-
+using config_json::bool_or;
+using config_json::positive_int;
+using config_json::positive_number_or;
+using config_json::string_or;
 using nlohmann::json;
 
-int positive_int(const json& config, const char* key, const std::string& where) {
-  if (!config.contains(key)) throw Error(where + " has no " + key);
-  const json& value = config[key];
-  if (!value.is_number_integer() || value.get<long long>() <= 0 ||
-      value.get<long long>() > (1LL << 30))
-    throw Error(where + ": " + key + " must be a positive integer, not " + value.dump());
-  return value.get<int>();
-}
-
-// A string field, or `fallback` when absent or null (transformers' defaults).
-std::string string_or(const json& config, const char* key, const std::string& fallback) {
-  if (!config.contains(key) || config[key].is_null()) return fallback;
-  return config[key].is_string() ? config[key].get<std::string>() : config[key].dump();
-}
-
-bool bool_or(const json& config, const char* key, bool fallback, const std::string& where) {
-  if (!config.contains(key) || config[key].is_null()) return fallback;
-  if (!config[key].is_boolean()) throw Error(where + ": " + key + " must be true or false");
-  return config[key].get<bool>();
-}
-
-double positive_number_or(const json& config, const char* key, double fallback,
-                          const std::string& where) {
-  if (!config.contains(key) || config[key].is_null()) return fallback;
-  if (!config[key].is_number() || !(config[key].get<double>() > 0))
-    throw Error(where + ": " + key + " must be a positive number, not " + config[key].dump());
-  return config[key].get<double>();
-}
-
-}  // namespace
-
 EsmConfig parse_esm_config(std::string_view json_text, const std::string& where) {
-  json config;
-  try {
-    config = json::parse(json_text);
-  } catch (const json::exception& e) {
-    throw Error(where + " is not valid JSON (" + e.what() + ")");
-  }
-  if (!config.is_object()) throw Error(where + " is not a JSON object");
+  const json config = config_json::parse_object(json_text, where);
 
   // What kind of model this is, before any number is trusted.
   const std::string model_type = string_or(config, "model_type", "");
@@ -106,14 +72,12 @@ EsmConfig parse_esm_config(std::string_view json_text, const std::string& where)
   return c;
 }
 
-EsmConfig load_esm_config(const std::filesystem::path& config_json) {
-  std::string where = "'";  // built in steps: GCC 12 warns (-Wrestrict) on "'" + string
-  where += config_json.string();
-  where += '\'';
-  register_input(config_json.string());
+EsmConfig load_esm_config(const std::filesystem::path& config_path) {
+  const std::string where = config_json::quoted_path(config_path.string());
+  register_input(config_path.string());
   // Refuses a directory or FIFO named config.json with one clear line (a
   // directory used to be reported as "not valid JSON", a FIFO blocked).
-  return parse_esm_config(read_regular_file(config_json.string(), "model config"), where);
+  return parse_esm_config(read_regular_file(config_path.string(), "model config"), where);
 }
 
 }  // namespace seqfuse::models

@@ -17,4 +17,12 @@ std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel&, const GpuEngin
   no_gpu_backend();
 }
 
+std::unique_ptr<EmbeddingEngine> make_gpu_engine(const BertModel&, const GpuEngineOptions&) {
+  no_gpu_backend();
+}
+
+std::unique_ptr<EmbeddingEngine> make_gpu_engine(const ProteinModel&, const GpuEngineOptions&) {
+  no_gpu_backend();
+}
+
 }  // namespace seqfuse::models

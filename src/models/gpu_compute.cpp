@@ -32,6 +32,16 @@ ModelShape model_shape(const EsmConfig& config, ComputeType compute) {
   return shape;
 }
 
+ModelShape model_shape(const BertConfig& config, ComputeType compute) {
+  ModelShape shape;
+  shape.hidden = static_cast<std::size_t>(config.hidden_size);
+  shape.heads = static_cast<std::size_t>(config.num_heads);
+  shape.head_dim = static_cast<std::size_t>(config.head_dim());
+  shape.intermediate = static_cast<std::size_t>(config.intermediate_size);
+  shape.type = nn_type(compute);
+  return shape;
+}
+
 std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden, std::size_t intermediate,
                                             nn::NnType type) {
   static const float kBiasMark = 0;

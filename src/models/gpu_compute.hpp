@@ -11,6 +11,7 @@
 
 #include "gpu/nn/gemm.hpp"
 #include "gpu/nn/nn_types.hpp"
+#include "models/bert_config.hpp"
 #include "models/engine.hpp"
 #include "models/esm_config.hpp"
 
@@ -56,8 +57,10 @@ struct ModelShape {
   nn::NnType type = nn::NnType::f32;
 };
 [[nodiscard]] ModelShape model_shape(const EsmConfig& config, ComputeType compute);
+[[nodiscard]] ModelShape model_shape(const BertConfig& config, ComputeType compute);
 
-// The four GEMMs of every layer, as the forward pass (gpu_forward.cpp) runs
+// The four GEMMs of every layer, as the forward passes (gpu_forward.cpp; BERT's
+// gpu_bert_forward.cpp runs the same four) run
 // them (pointers left null, the bias marked by a placeholder): what
 // warm_up_gpu_engine has cuBLASLt choose algorithms for. Keep in step with
 // the forward pass.

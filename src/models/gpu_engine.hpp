@@ -1,4 +1,5 @@
-// The GPU engine of embed: ESM-2's forward pass on one device, built on the
+// The GPU engines of embed: ESM-2's forward pass (and BERT's, in
+// gpu_bert_engine.hpp, over the same parts) on one device, built on the
 // gpu/nn ops (fused embedding, add + LayerNorm, QKV bias + rotary,
 // variable-length flash attention, bias + GELU, pooling) and cuBLASLt GEMMs
 // (a portable tiled GEMM on HIP). Plain C++: the CUDA/HIP side lives in gpu/.
@@ -16,8 +17,10 @@
 #include <memory>
 #include <string>
 
+#include "models/bert_weights.hpp"
 #include "models/engine.hpp"
 #include "models/esm_weights.hpp"
+#include "models/protein_model.hpp"
 
 namespace seqfuse::models {
 
@@ -51,6 +54,11 @@ void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType co
 // or the weights do not fit the device. The engine keeps no reference to
 // `model`: it may be freed once this returns.
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel& model,
+                                                               const GpuEngineOptions& options);
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const BertModel& model,
+                                                               const GpuEngineOptions& options);
+// The family's GPU engine.
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const ProteinModel& model,
                                                                const GpuEngineOptions& options);
 
 }  // namespace seqfuse::models

@@ -32,6 +32,9 @@ class ForwardPass {
   // Queues the pass over the batch uploaded into `workspace`; returns
   // without waiting for the device.
   void run(const DeviceWeights& weights, const Workspace& workspace, const BatchReadout& batch);
+  // BERT's pass (gpu_bert_forward.cpp): the absolute-position embedding and
+  // its LayerNorm, then post-LN layers over the same ops and GEMMs.
+  void run(const BertDeviceWeights& weights, const Workspace& workspace, const BatchReadout& batch);
 
  private:
   // require_gpu_success for the pass's ops; with SEQFUSE_TRACE, the host time

@@ -82,6 +82,17 @@ void Workspace::poison(gpu::Stream& stream) {
 
 void Workspace::upload_batch(std::span<const std::span<const std::int32_t>> sequences,
                              const EsmConfig& config, gpu::Stream& stream) {
+  upload(sequences, config.token_dropout ? std::optional(config.mask_token_id) : std::nullopt,
+         stream);
+}
+
+void Workspace::upload_batch(std::span<const std::span<const std::int32_t>> sequences,
+                             gpu::Stream& stream) {
+  upload(sequences, std::nullopt, stream);
+}
+
+void Workspace::upload(std::span<const std::span<const std::int32_t>> sequences,
+                       std::optional<std::int32_t> dropout_mask, gpu::Stream& stream) {
   std::byte* host = meta_host_.data();
   const auto host_at = [&](std::size_t offset) { return host + (offset - layout_.meta_begin); };
   auto* ids = reinterpret_cast<std::int32_t*>(host_at(layout_.ids));
@@ -95,8 +106,8 @@ void Workspace::upload_batch(std::span<const std::span<const std::int32_t>> sequ
     const auto& seq = sequences[s];
     // Token dropout at inference (EsmEmbeddings), as the CPU engine.
     double scale = 1.0;
-    if (config.token_dropout) {
-      const auto masks = std::count(seq.begin(), seq.end(), config.mask_token_id);
+    if (dropout_mask) {
+      const auto masks = std::count(seq.begin(), seq.end(), *dropout_mask);
       scale =
           (1.0 - 0.15 * 0.8) / (1.0 - static_cast<double>(masks) / static_cast<double>(seq.size()));
     }
@@ -104,7 +115,7 @@ void Workspace::upload_batch(std::span<const std::span<const std::int32_t>> sequ
     for (std::size_t i = 0; i < seq.size(); ++i, ++t) {
       ids[t] = seq[i];
       positions[t] = static_cast<std::int32_t>(i);
-      scales[t] = config.token_dropout && seq[i] == config.mask_token_id ? 0.0 : scale;
+      scales[t] = dropout_mask && seq[i] == *dropout_mask ? 0.0 : scale;
     }
     offsets[s + 1] = static_cast<std::int32_t>(t);
   }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,6 +55,8 @@ class Workspace {
   // tiles, in one copy from the pinned mirror of the metadata area.
   void upload_batch(std::span<const std::span<const std::int32_t>> sequences,
                     const EsmConfig& config, gpu::Stream& stream);
+  // Without token dropout (BERT): every scale 1.
+  void upload_batch(std::span<const std::span<const std::int32_t>> sequences, gpu::Stream& stream);
 
   template <class T = std::byte>
   [[nodiscard]] T* at(std::size_t offset) const {
@@ -67,6 +70,10 @@ class Workspace {
   }
 
  private:
+  // `dropout_mask`: the <mask> id when token dropout applies.
+  void upload(std::span<const std::span<const std::int32_t>> sequences,
+              std::optional<std::int32_t> dropout_mask, gpu::Stream& stream);
+
   ModelShape shape_;
   std::size_t capacity_ = 0;  // tokens the arena holds
   ActivationLayout layout_{};

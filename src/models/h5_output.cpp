@@ -35,18 +35,6 @@ class Handle {
   herr_t (*close_)(hid_t);
 };
 
-const char* pooling_name(Pooling pooling) {
-  switch (pooling) {
-    case Pooling::mean:
-      return "mean";
-    case Pooling::bos:
-      return "bos";
-    case Pooling::none:
-      return "none";
-  }
-  return "?";
-}
-
 class H5Writer final : public EmbeddingWriter {
  public:
   H5Writer(const std::string& path, OutputShape shape) : out_(path), shape_(std::move(shape)) {
@@ -87,7 +75,9 @@ class H5Writer final : public EmbeddingWriter {
     const std::size_t layers = shape_.layers.size(), hidden = shape_.hidden;
     std::vector<hsize_t> dims;
     if (layers > 1) dims.push_back(layers);
-    if (shape_.pooling == Pooling::none) dims.push_back(seq.rows);
+    const bool grouped = !shape_.groups.empty();
+    if ((grouped ? shape_.groups.at(seq.group) : shape_.pooling) == Pooling::none)
+      dims.push_back(seq.rows);
     dims.push_back(hidden);
     data_.resize(layers * seq.rows * hidden);
     for (std::size_t l = 0; l < layers; ++l)
@@ -99,7 +89,8 @@ class H5Writer final : public EmbeddingWriter {
     const std::string name = h5_dataset_name(seq.id);
     Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
     if (!space.ok()) fail("cannot describe dataset '" + name + "'");
-    Handle dataset(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F32LE, space.get(), link_properties_,
+    const hid_t parent = grouped ? groups_.at(seq.group) : file_;
+    Handle dataset(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F32LE, space.get(), link_properties_,
                               dataset_properties_, H5P_DEFAULT),
                    H5Dclose);
     if (!dataset.ok()) fail("cannot create dataset '" + name + "'");
@@ -121,6 +112,8 @@ class H5Writer final : public EmbeddingWriter {
 
  private:
   void close() noexcept {
+    for (const hid_t group : groups_) H5Gclose(group);
+    groups_.clear();
     if (dataset_properties_ >= 0) H5Pclose(dataset_properties_);
     if (link_properties_ >= 0) H5Pclose(link_properties_);
     if (file_ >= 0) H5Fclose(file_);
@@ -154,7 +147,28 @@ class H5Writer final : public EmbeddingWriter {
         H5Aclose);
     if (!layer_attr.ok() || H5Awrite(layer_attr.get(), H5T_NATIVE_INT, layers.data()) < 0)
       fail("cannot write the 'layers' attribute");
-    write_text_attribute(file_, "pooling", pooling_name(shape_.pooling));
+    if (shape_.groups.empty()) {
+      write_text_attribute(file_, "pooling", pooling_name(shape_.pooling));
+      return;
+    }
+    // Several pools: the root lists them, each group says its own.
+    std::string pools;
+    // Datasets listed in creation (input) order inside each group too.
+    Handle group_creation(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    if (!group_creation.ok() ||
+        H5Pset_link_creation_order(group_creation.get(),
+                                   H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0)
+      fail("cannot set HDF5 group properties");
+    for (const Pooling pool : shape_.groups) {
+      if (!pools.empty()) pools += ',';  // in steps: GCC 12 warns (-Wrestrict) on "" + string
+      pools += pooling_name(pool);
+      const hid_t group = H5Gcreate2(file_, pooling_name(pool), link_properties_,
+                                     group_creation.get(), H5P_DEFAULT);
+      if (group < 0) fail(std::string("cannot create group '") + pooling_name(pool) + "'");
+      groups_.push_back(group);
+      write_text_attribute(group, "pooling", pooling_name(pool));
+    }
+    write_text_attribute(file_, "pooling", pools);
   }
 
   OutputFile out_;
@@ -162,6 +176,7 @@ class H5Writer final : public EmbeddingWriter {
   hid_t file_ = -1;
   hid_t link_properties_ = -1;
   hid_t dataset_properties_ = -1;
+  std::vector<hid_t> groups_;  // one per OutputShape::groups entry
   std::vector<float> data_;
 };
 

@@ -1,5 +1,7 @@
 #include "models/tokenizer.hpp"
 
+#include <utility>
+
 namespace seqfuse::models {
 namespace {
 
@@ -37,19 +39,44 @@ std::int32_t residue_token(char letter) noexcept {
   return kLetters.token[static_cast<unsigned char>(letter)];
 }
 
+ResidueTokenizer::ResidueTokenizer(std::int32_t first, std::int32_t last, std::int32_t unknown,
+                                   std::string alphabet, std::string unknown_text)
+    : first_(first),
+      last_(last),
+      unknown_(unknown),
+      alphabet_(std::move(alphabet)),
+      unknown_text_(std::move(unknown_text)) {
+  token_.fill(unknown);
+}
+
+const ResidueTokenizer& esm_tokenizer() {
+  static const ResidueTokenizer tokenizer = [] {
+    ResidueTokenizer t(kClsToken, kEosToken, kUnknownToken, "ESM-2's alphabet", "<unk>");
+    for (unsigned c = 0; c < 256; ++c)
+      t.set_letter(static_cast<unsigned char>(c), kLetters.token[c]);
+    return t;
+  }();
+  return tokenizer;
+}
+
 TokenizedProtein tokenize_protein(std::string_view sequence, std::size_t max_residues) {
+  return esm_tokenizer().tokenize(sequence, max_residues);
+}
+
+TokenizedProtein ResidueTokenizer::tokenize(std::string_view sequence,
+                                            std::size_t max_residues) const {
   TokenizedProtein out;
   out.truncated = sequence.size() > max_residues;
   if (out.truncated) sequence = sequence.substr(0, max_residues);
   out.residues = sequence.size();
   out.ids.reserve(sequence.size() + 2);
-  out.ids.push_back(kClsToken);
+  out.ids.push_back(first_);
   for (char c : sequence) {
-    const std::int32_t id = residue_token(c);
-    out.unknown += id == kUnknownToken;
+    const std::int32_t id = token(c);
+    out.unknown += id == unknown_;
     out.ids.push_back(id);
   }
-  out.ids.push_back(kEosToken);
+  out.ids.push_back(last_);
   return out;
 }
 

@@ -27,6 +27,15 @@ inline const std::vector<std::string>& fixture_names() {
   return names;
 }
 
+// ProtBERT-layout fixtures (scripts/make-bert-fixtures.py): saved (BertModel,
+// pooler), bert.-prefixed with gamma/beta and cls heads, sharded fp16,
+// pytorch_model.bin.
+inline const std::vector<std::string>& bert_fixture_names() {
+  static const std::vector<std::string> names = {"bert_hd16_fp32_saved", "bert_hd32_bf16_prefixed",
+                                                 "bert_hd24_fp16_sharded", "bert_hd64_fp32_bin"};
+  return names;
+}
+
 inline std::filesystem::path embed_data_dir() {
   return seqfuse::test::data_dir() / "embed";
 }

@@ -1,0 +1,199 @@
+#include "models/cpu_bert_forward.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "gpu/nn/nn_math.hpp"
+#include "models/cpu_blocks.hpp"
+#include "models/cpu_kernels.hpp"
+#include "models/pooling.hpp"
+
+namespace seqfuse::models {
+
+CpuBertEngine::CpuBertEngine(const BertModel& model, unsigned threads)
+    : model_(model),
+      threads_(std::max(threads, 1u)),
+      hidden_(static_cast<std::size_t>(model.config.hidden_size)),
+      heads_(static_cast<std::size_t>(model.config.num_heads)),
+      head_dim_(static_cast<std::size_t>(model.config.head_dim())),
+      intermediate_size_(static_cast<std::size_t>(model.config.intermediate_size)),
+      scratch_(threads_) {
+  openblas_set_num_threads(1);  // our threads split the work
+}
+
+void CpuBertEngine::reserve(std::size_t longest_sequence_tokens, std::size_t batch_tokens) {
+  if (longest_sequence_tokens > static_cast<std::size_t>(model_.config.max_position_embeddings))
+    throw Error("a sequence of " + std::to_string(longest_sequence_tokens) +
+                " tokens is longer than the model's position table (max_position_embeddings " +
+                std::to_string(model_.config.max_position_embeddings) + ")");
+  hidden_states_.reserve(batch_tokens * hidden_);
+  sum_.reserve(batch_tokens * hidden_);
+  qkv_.reserve(batch_tokens * 3 * hidden_);
+  context_.reserve(batch_tokens * hidden_);
+  intermediate_.reserve(batch_tokens * intermediate_size_);
+}
+
+std::size_t CpuBertEngine::row_chunk(std::size_t rows) const noexcept {
+  return std::max<std::size_t>((rows + threads_ - 1) / threads_, 16);
+}
+
+void CpuBertEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
+                          const Readout& readout, std::span<Embedding> out) {
+  if (out.size() != sequences.size())
+    throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
+                std::to_string(sequences.size()) + " sequences");
+  const int num_layers = model_.config.num_layers;
+  for (int layer : readout.layers)
+    if (layer < 0 || layer > num_layers)
+      throw Error("internal: hidden state " + std::to_string(layer) + " of a " +
+                  std::to_string(num_layers) + "-layer model");
+  offsets_.assign(1, 0);
+  std::size_t longest = 0;
+  for (const auto& tokens : sequences) {
+    if (tokens.size() < 2)
+      throw Error("internal: a sequence of " + std::to_string(tokens.size()) +
+                  " tokens; the engine takes [CLS] ... [SEP]");
+    offsets_.push_back(offsets_.back() + tokens.size());
+    longest = std::max(longest, tokens.size());
+  }
+  reserve(longest, 0);  // checks the position table
+  tokens_ = offsets_.back();
+  hidden_states_.resize(tokens_ * hidden_);
+  sum_.resize(tokens_ * hidden_);
+  qkv_.resize(tokens_ * 3 * hidden_);
+  context_.resize(tokens_ * hidden_);
+  intermediate_.resize(tokens_ * intermediate_size_);
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    out[s].rows = pooled_rows(readout.pooling, sequences[s].size());
+    out[s].values.assign(readout.layers.size() * out[s].rows * hidden_, 0.0f);
+  }
+
+  embed_tokens(sequences);
+  capture(sequences, readout, 0, out);
+  for (int layer = 0; layer < num_layers; ++layer) {
+    attention(static_cast<std::size_t>(layer));
+    finish_layer(static_cast<std::size_t>(layer));
+    capture(sequences, readout, layer + 1, out);
+  }
+}
+
+void CpuBertEngine::embed_tokens(std::span<const std::span<const std::int32_t>> sequences) {
+  const BertConfig& config = model_.config;
+  const float* type = model_.token_type_embedding.data();
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    const auto& tokens = sequences[s];
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+      const std::int32_t id = tokens[t];
+      if (id < 0 || id >= config.vocab_size)
+        throw Error("internal: token id " + std::to_string(id) + " outside the vocabulary");
+      const float* word = model_.word_embeddings.data() + static_cast<std::size_t>(id) * hidden_;
+      const float* position = model_.position_embeddings.data() + t * hidden_;
+      float* x = sum_.data() + (offsets_[s] + t) * hidden_;
+      for (std::size_t c = 0; c < hidden_; ++c)
+        x[c] = gpu::nn::bert_embedding_value(word[c], type[c], position[c]);
+    }
+  }
+  const double eps = config.layer_norm_eps;
+  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    layer_norm_rows(sum_.data() + begin * hidden_, end - begin, hidden_,
+                                    model_.embedding_norm_weight, model_.embedding_norm_bias, eps,
+                                    hidden_states_.data() + begin * hidden_);
+                  });
+}
+
+void CpuBertEngine::attention(std::size_t layer) {
+  const BertLayerWeights& w = model_.layers[layer];
+  const std::size_t ld_qkv = 3 * hidden_;
+  parallel_chunks(
+      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+        const std::size_t rows = end - begin;
+        const float* x = hidden_states_.data() + begin * hidden_;
+        float* qkv = qkv_.data() + begin * ld_qkv;
+        const std::vector<float>* weights[] = {&w.query_weight, &w.key_weight, &w.value_weight};
+        const std::vector<float>* biases[] = {&w.query_bias, &w.key_bias, &w.value_bias};
+        for (std::size_t part = 0; part < 3; ++part) {
+          set_rows_to_bias(*biases[part], rows, qkv + part * hidden_, ld_qkv);
+          add_linear(x, hidden_, rows, hidden_, weights[part]->data(), hidden_,
+                     qkv + part * hidden_, ld_qkv);
+        }
+      });
+  const std::size_t sequences = offsets_.size() - 1;
+  parallel_chunks(
+      sequences * heads_, 1, threads_, [&](unsigned worker, std::size_t begin, std::size_t end) {
+        for (std::size_t item = begin; item < end; ++item) {
+          const std::size_t s = item / heads_;
+          attend(offsets_[s], offsets_[s + 1] - offsets_[s], item % heads_, scratch_[worker]);
+        }
+      });
+}
+
+void CpuBertEngine::attend(std::size_t first_token, std::size_t tokens, std::size_t head,
+                           AttentionScratch& scratch) {
+  const std::size_t d = head_dim_, ld_qkv = 3 * hidden_;
+  // head_dim^-0.5 on the query (BertSelfAttention scales the scores: the
+  // same product, rounded once more).
+  const float query_scale = 1.0f / std::sqrt(static_cast<float>(d));
+  scratch.query.resize(tokens * d);
+  scratch.key.resize(tokens * d);
+  for (std::size_t i = 0; i < tokens; ++i) {
+    const float* q = qkv_.data() + (first_token + i) * ld_qkv + head * d;
+    const float* k = q + hidden_;
+    for (std::size_t c = 0; c < d; ++c) {
+      scratch.query[i * d + c] = q[c] * query_scale;
+      scratch.key[i * d + c] = k[c];
+    }
+  }
+  const float* value = qkv_.data() + first_token * ld_qkv + 2 * hidden_ + head * d;
+  float* out = context_.data() + first_token * hidden_ + head * d;
+  attend_head(scratch.query.data(), scratch.key.data(), value, ld_qkv, tokens, d, out, hidden_,
+              scratch.scores);
+}
+
+void CpuBertEngine::finish_layer(std::size_t layer) {
+  const BertLayerWeights& w = model_.layers[layer];
+  const double eps = model_.config.layer_norm_eps;
+  // Row-local from the attention's dense to the layer's output.
+  parallel_chunks(
+      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+        const std::size_t rows = end - begin;
+        float* x = hidden_states_.data() + begin * hidden_;
+        float* sum = sum_.data() + begin * hidden_;
+        // LayerNorm(x + dense(context)), into x.
+        std::copy(x, x + rows * hidden_, sum);
+        add_bias_to_rows(w.attention_output_bias, rows, sum, hidden_);
+        add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
+                   w.attention_output_weight.data(), hidden_, sum, hidden_);
+        layer_norm_rows(sum, rows, hidden_, w.attention_norm_weight, w.attention_norm_bias, eps, x);
+        // LayerNorm(x + output(gelu(intermediate(x)))), into x.
+        float* inter = intermediate_.data() + begin * intermediate_size_;
+        set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
+        add_linear(x, hidden_, rows, hidden_, w.intermediate_weight.data(), intermediate_size_,
+                   inter, intermediate_size_);
+        gelu_in_place(inter, rows * intermediate_size_);
+        std::copy(x, x + rows * hidden_, sum);
+        add_bias_to_rows(w.output_bias, rows, sum, hidden_);
+        add_linear(inter, intermediate_size_, rows, intermediate_size_, w.output_weight.data(),
+                   hidden_, sum, hidden_);
+        layer_norm_rows(sum, rows, hidden_, w.output_norm_weight, w.output_norm_bias, eps, x);
+      });
+}
+
+void CpuBertEngine::capture(std::span<const std::span<const std::int32_t>> sequences,
+                            const Readout& readout, int hidden_state,
+                            std::span<Embedding> out) const {
+  for (std::size_t slot = 0; slot < readout.layers.size(); ++slot) {
+    if (readout.layers[slot] != hidden_state) continue;
+    for (std::size_t s = 0; s < sequences.size(); ++s) {
+      float* dst = out[s].values.data() + slot * out[s].rows * hidden_;
+      pool_hidden_states(readout.pooling, hidden_states_.data() + offsets_[s] * hidden_,
+                         sequences[s].size(), hidden_, dst);
+    }
+  }
+}
+
+}  // namespace seqfuse::models

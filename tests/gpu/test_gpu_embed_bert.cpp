@@ -1,0 +1,219 @@
+// The GPU engine for BERT protein models (ProtBERT) against transformers'
+// BertModel (float64 references of scripts/make-bert-fixtures.py) and the
+// CPU engine: every BERT fixture (head sizes 16, 24, 32, 64; F32, F16, BF16
+// tensors; saved, bert.-prefixed, sharded and pytorch_model.bin layouts),
+// mean of every hidden state, [CLS] and per-token readouts, random lengths
+// (1 residue to the 1022-residue cut), batches against single sequences,
+// cuBLASLt and the portable tiled GEMM, and bf16 / fp16 agreement, measured
+// and printed. Device buffers are NaN-poisoned before every batch.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../unit/test_embed_support.hpp"
+#include "gpu/runtime.hpp"
+#include "io/batch_reader.hpp"
+#include "models/cpu_bert_forward.hpp"
+#include "models/gpu_engine.hpp"
+#include "models/protein_model.hpp"
+
+using namespace seqfuse::models;
+using namespace seqfuse::models::test;
+
+namespace {
+
+constexpr double kMinCosine = 0.99999;
+constexpr double kMinCosine16Bit = 0.99;  // a gross-error guard; the printed figure matters
+constexpr double kMaxRelativeErrorFp32 = 1e-3;
+
+void require_device() {
+  INFO("GPU tests need a build with a GPU backend and a visible device");
+  REQUIRE(gpu_engine_built());
+  REQUIRE_FALSE(seqfuse::gpu::devices().empty());
+}
+
+std::unique_ptr<EmbeddingEngine> bert_gpu_engine(const BertModel& model, ComputeType compute,
+                                                 bool tiled = false) {
+  GpuEngineOptions options;
+  options.compute = compute;
+  options.tiled_gemm = tiled;
+  options.poison_buffers = true;
+  return make_gpu_engine(model, options);
+}
+
+struct Input {
+  std::vector<std::string> ids;
+  std::vector<TokenizedProtein> proteins;
+  std::vector<std::span<const std::int32_t>> spans;
+  void finish() {
+    spans.clear();
+    for (const auto& p : proteins) spans.emplace_back(p.ids);
+  }
+};
+
+Input fixture_input(const ProteinModel& model) {
+  const auto batch = seqfuse::io::read_all((embed_data_dir() / "proteins.fa").string());
+  Input in;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    in.ids.emplace_back(batch.name(i));
+    in.proteins.push_back(model.tokenizer.tokenize(batch.sequence(i), 1022));
+  }
+  in.finish();
+  return in;
+}
+
+// Random residues (U, Z, O, B, lower case and unknown letters among them)
+// at edge lengths: 1 residue, around the 64-row attention tile, the cut.
+Input random_input(const ProteinModel& model, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const std::string letters = "ACDEFGHIKLMNPQRSTVWYXUZOBkj";
+  std::uniform_int_distribution<std::size_t> letter(0, letters.size() - 1);
+  std::uniform_int_distribution<std::size_t> any_length(1, 400);
+  std::vector<std::size_t> lengths = {1, 2, 61, 62, 63, 64, 65, 126, 127, 1022};
+  for (int i = 0; i < 10; ++i) lengths.push_back(any_length(rng));
+  std::shuffle(lengths.begin(), lengths.end(), rng);
+  Input in;
+  for (std::size_t n : lengths) {
+    std::string residues;
+    for (std::size_t i = 0; i < n; ++i) residues += letters[letter(rng)];
+    in.ids.push_back("random" + std::to_string(n));
+    in.proteins.push_back(model.tokenizer.tokenize(residues, 1022));
+  }
+  in.finish();
+  return in;
+}
+
+std::vector<Embedding> run(EmbeddingEngine& engine,
+                           std::span<const std::span<const std::int32_t>> in,
+                           const Readout& readout) {
+  std::vector<Embedding> out(in.size());
+  for (auto& e : out) e.values.assign(7, std::numeric_limits<float>::quiet_NaN());
+  engine.embed(in, readout, out);
+  return out;
+}
+
+AgreementTally against_reference(const std::string& name, ComputeType compute, bool tiled,
+                                 double min_cosine, double max_relative_error) {
+  const ProteinModel model = load_protein_model(embed_data_dir() / name, 2);
+  const BertModel& bert = std::get<BertModel>(model.weights);
+  const Reference reference = read_reference(embed_data_dir() / name / "reference.tsv");
+  const Input input = fixture_input(model);
+  const int num_layers = model.num_layers();
+  const std::size_t hidden = model.hidden_size();
+  AgreementTally tally{min_cosine, max_relative_error};
+  const auto engine = bert_gpu_engine(bert, compute, tiled);
+
+  Readout means;
+  means.layers.resize(static_cast<std::size_t>(num_layers) + 1);
+  std::iota(means.layers.begin(), means.layers.end(), 0);
+  auto out = run(*engine, input.spans, means);
+  for (std::size_t s = 0; s < input.ids.size(); ++s) {
+    for (int layer = 0; layer <= num_layers; ++layer)
+      tally.add_reference(input.ids[s], "mean@" + std::to_string(layer),
+                          out[s].values.data() + static_cast<std::size_t>(layer) * hidden,
+                          reference);
+    tally.add_reference(input.ids[s], "mean",
+                        out[s].values.data() + static_cast<std::size_t>(num_layers) * hidden,
+                        reference);
+  }
+  out = run(*engine, input.spans, {{num_layers}, Pooling::bos});
+  for (std::size_t s = 0; s < input.ids.size(); ++s)
+    tally.add_reference(input.ids[s], "bos", out[s].values.data(), reference);
+  out = run(*engine, input.spans, {{num_layers}, Pooling::none});
+  for (std::size_t s = 0; s < input.ids.size(); ++s) {
+    REQUIRE(out[s].rows == input.proteins[s].ids.size());
+    if (!reference.count({input.ids[s], "token:0"})) continue;
+    for (std::size_t t = 0; t < out[s].rows; ++t)
+      tally.add_reference(input.ids[s], "token:" + std::to_string(t),
+                          out[s].values.data() + t * hidden, reference);
+  }
+  CHECK(tally.compared == reference.size());
+  return tally;
+}
+
+}  // namespace
+
+TEST_CASE("embed GPU bert fp32 matches transformers on every BERT fixture", "[gpu]") {
+  require_device();
+  for (const std::string& name : bert_fixture_names())
+    for (const bool tiled : {false, true}) {
+      DYNAMIC_SECTION(name << (tiled ? " tiled GEMM" : " vendor GEMM")) {
+        const AgreementTally tally =
+            against_reference(name, ComputeType::fp32, tiled, kMinCosine, kMaxRelativeErrorFp32);
+        tally.print("embed GPU bert fp32 " + name + (tiled ? " (tiled GEMM)" : ""));
+        tally.check();
+        CHECK(tally.worst_cosine >= kMinCosine);
+      }
+    }
+}
+
+TEST_CASE("embed GPU bert fp32 equals the CPU engine on random lengths, readouts, batches",
+          "[gpu]") {
+  require_device();
+  for (const std::string& name : bert_fixture_names()) {
+    DYNAMIC_SECTION(name) {
+      const ProteinModel model = load_protein_model(embed_data_dir() / name, 2);
+      const BertModel& bert = std::get<BertModel>(model.weights);
+      const Input input = random_input(model, 20261126);
+      const int last = model.num_layers();
+      const std::size_t hidden = model.hidden_size();
+      const auto gpu = bert_gpu_engine(bert, ComputeType::fp32);
+      gpu->reserve(64, 64);  // embed() grows the arena itself
+      CpuBertEngine cpu(bert, 2);
+      AgreementTally tally{kMinCosine, kMaxRelativeErrorFp32};
+      for (const Readout& readout :
+           {Readout{{last}, Pooling::mean}, Readout{{0, last}, Pooling::bos},
+            Readout{{0, 1, last}, Pooling::none}, Readout{{last, 1}, Pooling::mean}}) {
+        const auto want = run(cpu, input.spans, readout);
+        const auto got = run(*gpu, input.spans, readout);
+        for (std::size_t s = 0; s < input.ids.size(); ++s) {
+          REQUIRE(got[s].values.size() == want[s].values.size());
+          for (std::size_t v = 0; v < got[s].values.size() / hidden; ++v)
+            tally.add_engine(input.ids[s] + " vector " + std::to_string(v),
+                             got[s].values.data() + v * hidden, want[s].values.data() + v * hidden,
+                             hidden);
+        }
+      }
+      // A batch gives each sequence what it gets alone.
+      const Readout readout{{0, last}, Pooling::none};
+      const auto together = run(*gpu, input.spans, readout);
+      for (std::size_t s = 0; s < input.spans.size(); ++s) {
+        const auto alone = run(*gpu, std::span(input.spans).subspan(s, 1), readout);
+        double worst = 0;
+        for (std::size_t i = 0; i < alone[0].values.size(); ++i)
+          worst = std::max(worst, double(std::abs(alone[0].values[i] - together[s].values[i])));
+        INFO(input.ids[s]);
+        CHECK(worst < 1e-4);
+      }
+      tally.print("embed GPU bert fp32 vs CPU, random lengths, " + name);
+      tally.check();
+    }
+  }
+}
+
+TEST_CASE("embed GPU bert bf16 and fp16: worst cosine against transformers", "[gpu]") {
+  require_device();
+  for (const ComputeType compute : {ComputeType::bf16, ComputeType::fp16}) {
+    const char* type = compute == ComputeType::bf16 ? "bf16" : "fp16";
+    double worst = 1;
+    for (const std::string& name : bert_fixture_names()) {
+      INFO(type << " " << name);
+      const AgreementTally tally = against_reference(name, compute, false, kMinCosine16Bit,
+                                                     std::numeric_limits<double>::infinity());
+      tally.print(std::string("embed GPU bert ") + type + " " + name);
+      worst = std::min(worst, tally.worst_cosine);
+      tally.check();
+    }
+    std::cout << "embed GPU bert " << type << ": worst cosine over all fixtures "
+              << std::setprecision(8) << worst << " (1 - cosine = " << std::setprecision(3)
+              << 1 - worst << ")\n";
+  }
+}
