@@ -65,7 +65,7 @@ void run_align_db(const AlignDbOptions& c, Reporter& report) {
   report.summary(std::to_string(batch.size()) + " records, " +
                      si_number(static_cast<double>(batch.total_bases())) + " residues (" +
                      (dna ? std::string("dna") : scheme.name()) + " letters)",
-                 seconds, per_second(static_cast<double>(batch.total_bases()), seconds, "res"));
+                 seconds, rate(static_cast<double>(batch.total_bases()), seconds, "residues"));
 }
 
 }  // namespace seqfuse::align

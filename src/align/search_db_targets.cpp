@@ -2,6 +2,7 @@
 
 #include "align/db_part.hpp"
 #include "core/output_file.hpp"
+#include "core/report.hpp"
 
 namespace seqfuse::align {
 
@@ -10,6 +11,7 @@ std::unique_ptr<DbTargets> open_db_targets(const AlignOptions& config, unsigned 
   auto t = std::make_unique<DbTargets>();
   t->db = std::make_unique<const SearchDb>(config.target, threads);
   const SearchDb& db = *t->db;
+  trace("align: TARGET database mapped and verified");
   TargetRange range{0, static_cast<std::uint32_t>(db.info().records)};
   if (!config.db_part.empty()) range = db_part_range(db.offsets(), parse_db_part(config.db_part));
   t->first = range.begin;
