@@ -3,9 +3,10 @@
 # against the FASTA it was built from, on mmseqs2-examples' 20,000 proteins
 # repeated SFDB_COPIES times (default 200: 1.81 G residues, 4 M targets).
 #   1. `seqfuse align-db DB.fasta -o DB.sfdb`, timed once (and its size);
-#   2. the search of 10 X-free queries (SW, BLOSUM62 11/1, top 10) from the
-#      FASTA and from the .sfdb, one warm-up each, then RUNS (default 3)
-#      timed runs each, interleaved; medians;
+#   2. the search of SFDB_QUERIES (default 10) X-free queries (SW,
+#      BLOSUM62 11/1, top 10) from the FASTA and from the .sfdb, one
+#      warm-up each, then RUNS (default 3) timed runs each, interleaved;
+#      medians;
 #   3. checks: every .sfdb output equals the FASTA output byte for byte, and
 #      so does one run of each cut into SFDB_PARTS parts (default 3;
 #      SEQFUSE_ALIGN_PART_RESIDUES, the parts path) and, with SFDB_DB_PART
@@ -24,7 +25,7 @@ if [ "$dry" = 1 ]; then
   sf=${SEQFUSE_BIN:-$repo/build/bin/seqfuse}
   data=${SFDB_DATA:-/usr/share/doc/mmseqs2/example-data}
   db_gz=$data/DB.fasta.gz query_gz=$data/QUERY.fasta.gz
-  copies=${SFDB_COPIES:-1} device=cpu gpu_name="(dry run: cpu)"
+  copies=${SFDB_COPIES:-1} device=cpu gpu_name="dry run"
 else
   # shellcheck source=scripts/device-env.sh
   source scripts/device-env.sh
@@ -35,6 +36,7 @@ else
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 fi
 runs=${RUNS:-3}
+queries=${SFDB_QUERIES:-10}
 parts=${SFDB_PARTS:-3}
 db_part=${SFDB_DB_PART:-2/3}
 OUT=${OUT:-$repo/device-out}
@@ -51,12 +53,13 @@ median() { sort -n | awk '{ v[NR] = $1 } END { printf "%d\n", (NR % 2) ? v[(NR +
 seconds() { awk -v ms="$1" 'BEGIN { printf "%.2f", ms / 1000 }'; }
 
 gzip -dc "$db_gz" >"$work/DB1.fasta" || exit 1
-# Ten queries without X (an X scores as a mismatch everywhere; the peers'
+# Queries without X (an X scores as a mismatch everywhere; the peers'
 # benchmarks leave such queries out), one line each.
 gzip -dc "$query_gz" |
-  awk '/^>/ { if (name != "" && seq !~ /X/ && ++n <= 10) print name "\n" seq; name = $0; seq = ""; next }
-       { seq = seq $0 }
-       END { if (name != "" && seq !~ /X/ && ++n <= 10) print name "\n" seq }' >"$work/Q.fasta"
+  awk -v q="$queries" '
+    /^>/ { if (name != "" && seq !~ /X/ && ++n <= q) print name "\n" seq; name = $0; seq = ""; next }
+    { seq = seq $0 }
+    END { if (name != "" && seq !~ /X/ && ++n <= q) print name "\n" seq }' >"$work/Q.fasta"
 for ((i = 0; i < copies; i++)); do cat "$work/DB1.fasta"; done >"$work/DB.fasta"
 residues=$(($(grep -v '^>' "$work/DB1.fasta" | tr -d '\n' | wc -c) * copies))
 targets=$(($(grep -c '^>' "$work/DB1.fasta") * copies))
@@ -121,7 +124,7 @@ same "$work/fasta-part.tsv" "$work/sfdb-part.tsv" "--db-part $db_part from .sfdb
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ), $device ($gpu_name), $threads threads"
   echo "- database: mmseqs2-examples DB x $copies = $targets targets, $residues residues;" \
-    "10 X-free queries, align-sw top 10"
+    "$queries X-free queries, align-sw top 10"
   echo "- command: \`${DRY:+DRY=$DRY }bash scripts/device-align-sfdb.sh\`, RUNS=$runs"
   echo
   echo "| step | runs | median s | runs (s) |"
