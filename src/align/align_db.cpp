@@ -30,6 +30,8 @@ void run_align_db(const AlignDbOptions& c, Reporter& report) {
   register_input(c.input);  // -o may not name it
   const io::SequenceBatch batch = io::read_all(c.input, large_buffer_resource(), c.threads);
   trace("align-db: read");
+  RunFacts& facts = report.facts();
+  facts.phase("read");
 
   // The scheme align-sw would build for these letters: only its letters
   // matter here (codes index them), not its scores or gaps.
@@ -47,16 +49,17 @@ void run_align_db(const AlignDbOptions& c, Reporter& report) {
     throw Error(c.input + ": " + e.what());
   }
   trace("align-db: encoded");
+  facts.phase("encode");
   write_search_db(out, scheme, dna, batch, targets);
   out.commit();
 
-  RunFacts& facts = report.facts();
+  facts.phase("write");
   facts.input(c.input);
   if (!c.matrix.empty() && std::filesystem::is_regular_file(c.matrix)) facts.input(c.matrix);
   facts.output(c.output);
   facts.count("records", batch.size());
   facts.count("residues", batch.total_bases());
-  facts.phase("write");
+  facts.device(DeviceChoice{}, c.threads);
   const double seconds = clock.seconds();
   facts.throughput(static_cast<double>(batch.total_bases()), seconds, "residues/s");
   if (batch.empty())
