@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-20}
 build=build-fuzz
-harnesses=(sequences sequences_gzip matrix safetensors esm_config kmer_db)
+harnesses=(sequences sequences_gzip matrix safetensors esm_config kmer_db sfdb)
 
 cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
@@ -38,6 +38,7 @@ for kind in code deflated strided no-storage truncated; do
 done
 for d in tests/data/embed/*/; do cp "$d/config.json" "$seeds/esm_config/$(basename "$d").json"; done
 cp tests/fuzz/seeds/kmer_db/* "$seeds/kmer_db/"
+cp tests/fuzz/seeds/sfdb/* "$seeds/sfdb/"
 
 # Regressions first: each kept input must now run clean.
 for h in "${harnesses[@]}"; do

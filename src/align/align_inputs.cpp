@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "align/db_part.hpp"
+#include "align/search_db.hpp"
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
@@ -167,13 +168,24 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
   // Both files are read at once, the threads shared by size.
   const unsigned query_threads = two_files ? query_read_threads(config, threads) : threads;
   const unsigned target_threads = std::max(1u, threads - query_threads);
+  if (is_search_db(config.query))
+    throw Error("QUERY '" + config.query +
+                "' is a seqfuse search database; a database can only be TARGET");
+  const bool target_is_db = two_files && is_search_db(config.target);
   std::future<TargetPart> target_read;
-  if (two_files)
+  std::future<std::unique_ptr<DbTargets>> db_open;
+  if (target_is_db)
+    db_open = std::async(std::launch::async, [&config, target_threads] {
+      return open_db_targets(config, target_threads);
+    });
+  else if (two_files)
     target_read = std::async(std::launch::async, [&config, target_threads] {
       return read_targets(config, target_threads);
     });
   io::SequenceBatch query_batch = read_sequences(config.query, query_threads);
-  TargetPart target_part = two_files ? target_read.get() : TargetPart();
+  std::unique_ptr<DbTargets> target_db = target_is_db ? db_open.get() : nullptr;
+  TargetPart target_part = two_files && !target_is_db ? target_read.get() : TargetPart();
+  if (target_db) target_part = {std::move(target_db->names), target_db->first};
   io::SequenceBatch target_batch = std::move(target_part.batch);
   const std::size_t target_first = target_part.first;
   if (config.pairs && target_batch.size() != query_batch.size())
@@ -188,11 +200,16 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
   auto scheme = std::make_unique<const ScoringScheme>(make_scheme(config, dna));
   trace("align: inputs read");
   EncodedSequences queries = encode(*scheme, query_batch, config.query, threads);
-  EncodedSequences targets =
-      two_files ? encode(*scheme, target_batch, config.target, threads) : EncodedSequences(*scheme);
+  EncodedSequences targets(*scheme);
+  if (target_db) {
+    target_db->db->check_scheme(*scheme);
+    targets = EncodedSequences::external(*scheme, target_db->codes, target_db->offsets);
+  } else if (two_files) {
+    targets = encode(*scheme, target_batch, config.target, threads);
+  }
   trace("align: inputs encoded");
-  return {std::move(query_batch), std::move(target_batch), target_first,
-          std::move(scheme),      std::move(queries),      std::move(targets)};
+  return {std::move(query_batch), std::move(target_batch), target_first,      std::move(scheme),
+          std::move(target_db),   std::move(queries),      std::move(targets)};
 }
 
 }  // namespace seqfuse::align

@@ -7,6 +7,7 @@
 
 #include "align/align_options.hpp"
 #include "align/scoring.hpp"
+#include "align/search_db_targets.hpp"
 #include "io/batch.hpp"
 
 namespace seqfuse::align {
@@ -19,12 +20,17 @@ struct AlignInputs {
   std::size_t target_first = 0;
   // On the heap: the encoded sequences point to it, and inputs move.
   std::unique_ptr<const ScoringScheme> scheme;
+  // TARGET as a search database (.sfdb): the mapping `targets` reads, and
+  // target_batch holds names and lengths only.
+  std::unique_ptr<DbTargets> target_db;
   EncodedSequences queries, targets;
 };
 
 // Throws seqfuse::Error naming the file for an unreadable or empty input,
 // --pairs files of different record counts, or a letter the scheme lacks.
 // With --db-part, only the part's target records are kept and encoded.
+// A TARGET that is a search database (search_db.hpp, told by its magic) is
+// mapped and checked instead of read; QUERY may not be one.
 [[nodiscard]] AlignInputs read_align_inputs(const AlignOptions& options, unsigned threads);
 
 // DNA when every letter is an IUPAC nucleotide code and most are A, C, G, T,

@@ -180,7 +180,19 @@ void ScoringScheme::encode_or_throw(std::string_view sequence, std::string_view 
               std::string(record_name) + "' position " + std::to_string(status.position + 1));
 }
 
+EncodedSequences EncodedSequences::external(const ScoringScheme& scheme, Codes codes,
+                                            std::span<const std::uint64_t> offsets) {
+  if (offsets.empty() || offsets.front() != 0 || offsets.back() != codes.size())
+    throw Error("internal: external codes and offsets disagree");
+  EncodedSequences set(scheme);
+  set.external_ = true;
+  set.external_codes_ = codes;
+  set.external_offsets_ = offsets;
+  return set;
+}
+
 void EncodedSequences::reserve(std::size_t residues, std::size_t sequences) {
+  if (external_) throw Error("internal: appending to external codes");
   codes_.reserve(codes_.size() + residues);
   offsets_.reserve(offsets_.size() + sequences);
 }
@@ -192,6 +204,7 @@ void EncodedSequences::append(std::string_view sequence, std::string_view record
 }
 
 void EncodedSequences::append_codes(Codes codes) {
+  if (external_) throw Error("internal: appending to external codes");
   codes_.insert(codes_.end(), codes.begin(), codes.end());
   offsets_.push_back(codes_.size());
 }
@@ -199,6 +212,7 @@ void EncodedSequences::append_codes(Codes codes) {
 void EncodedSequences::append_all(std::string_view bases, std::span<const std::uint64_t> offsets,
                                   const std::function<std::string_view(std::size_t)>& name_of,
                                   unsigned threads) {
+  if (external_) throw Error("internal: appending to external codes");
   const std::size_t records = offsets.empty() ? 0 : offsets.size() - 1;
   const std::uint64_t first = records ? offsets[0] : 0;
   const std::size_t old_codes = codes_.size();

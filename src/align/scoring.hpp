@@ -115,6 +115,13 @@ class EncodedSequences {
  public:
   explicit EncodedSequences(const ScoringScheme& scheme) : scheme_(&scheme) {}
 
+  // A set over codes held elsewhere (a mapped search database, search_db.hpp),
+  // so a search hands the engines the file's bytes without a copy. `codes`
+  // and `offsets` (size() + 1 entries, offsets[0] == 0, ascending, the last
+  // codes.size()) must outlive the set; appending to it throws.
+  [[nodiscard]] static EncodedSequences external(const ScoringScheme& scheme, Codes codes,
+                                                 std::span<const std::uint64_t> offsets);
+
   // Room for `sequences` more sequences of `residues` in all: appending a
   // million records otherwise regrows (and copies) both buffers many times.
   void reserve(std::size_t residues, std::size_t sequences);
@@ -130,22 +137,31 @@ class EncodedSequences {
   // Appends a sequence already encoded for this scheme (another set's).
   void append_codes(Codes codes);
 
-  [[nodiscard]] std::size_t size() const noexcept { return offsets_.size() - 1; }
+  [[nodiscard]] std::size_t size() const noexcept { return offsets().size() - 1; }
   [[nodiscard]] Codes operator[](std::size_t i) const noexcept {
-    return Codes(codes_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]);
+    const std::span<const std::uint64_t> o = offsets();
+    return flat_codes().subspan(o[i], o[i + 1] - o[i]);
   }
   // One view per sequence, the form engines take. Valid until the next append.
   [[nodiscard]] std::vector<Codes> views() const;
   // Every sequence's codes back to back, and where each starts (size() + 1
   // entries): the layout the GPU engine uploads in one copy.
-  [[nodiscard]] Codes flat_codes() const noexcept { return codes_; }
-  [[nodiscard]] std::span<const std::uint64_t> offsets() const noexcept { return offsets_; }
+  [[nodiscard]] Codes flat_codes() const noexcept {
+    return external_ ? external_codes_ : Codes(codes_);
+  }
+  [[nodiscard]] std::span<const std::uint64_t> offsets() const noexcept {
+    return external_ ? external_offsets_ : std::span<const std::uint64_t>(offsets_);
+  }
 
  private:
   const ScoringScheme* scheme_;
   // Not zero-filled by resize: append_all's workers write every code.
   std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>> codes_;
   std::vector<std::uint64_t> offsets_{0};
+  // external(): the codes and offsets of another owner, used instead.
+  bool external_ = false;
+  Codes external_codes_;
+  std::span<const std::uint64_t> external_offsets_;
 };
 
 }  // namespace seqfuse::align

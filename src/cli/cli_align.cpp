@@ -44,7 +44,8 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
   app->add_option("QUERY", config->align.query, "Query FASTA/FASTQ (plain, gzip, - for stdin)")
       ->required();
   app->add_option("TARGET", config->align.target,
-                  "Target FASTA/FASTQ; without it, all against all");
+                  "Target FASTA/FASTQ, or a search database built by align-db; without it, all "
+                  "against all");
   app->add_flag("--pairs", config->align.pairs, "Align record i of QUERY with record i of TARGET");
   app->add_option("--top", config->align.top, "Best targets kept per query (0 keeps all)")
       ->capture_default_str();

@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   subcommands.push_back(seqfuse::cli::add_align(app, seqfuse::align::AlignMode::global));
   subcommands.push_back(seqfuse::cli::add_align(app, seqfuse::align::AlignMode::local));
   subcommands.push_back(seqfuse::cli::add_align_merge(app));
+  subcommands.push_back(seqfuse::cli::add_align_db(app));
   subcommands.push_back(seqfuse::cli::add_info(app));
   subcommands.push_back(seqfuse::cli::add_embed(app));
   subcommands.push_back(seqfuse::cli::add_kmer_count(app));

@@ -59,6 +59,7 @@ void add_json_option(CLI::App& app, std::string& path);
 Subcommand add_info(CLI::App& parent);
 Subcommand add_align(CLI::App& parent, align::AlignMode mode);
 Subcommand add_align_merge(CLI::App& parent);
+Subcommand add_align_db(CLI::App& parent);
 Subcommand add_embed(CLI::App& parent);
 Subcommand add_kmer_count(CLI::App& parent);
 Subcommand add_bwt(CLI::App& parent);

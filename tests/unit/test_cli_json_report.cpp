@@ -236,3 +236,15 @@ TEST_CASE("--json: a refused report path fails before any work", "[report][cli]"
   CHECK(run_seqfuse(dir, "align-sw bad.fa -o hits.tsv --json old.json -q") == 1);
   CHECK(slurp(dir.file("old.json")) == "{}\n");
 }
+
+TEST_CASE("--json: align-db counts the records and residues it stored", "[report][cli][sfdb]") {
+  TempDir dir;
+  const std::string target = data("align/proteins_targets.fa");
+  REQUIRE(run_seqfuse(dir, "align-db " + target + " -t 2 -o t.sfdb --json r.json -q") == 0);
+  const json report =
+      checked_report(dir, "r.json", "align-db", {"read", "encode", "write"}, "residues/s");
+  CHECK(report["counts"].at("records") == records_in(target));
+  CHECK(report["counts"].at("residues").get<std::uint64_t>() > 0);
+  CHECK(report["outputs"][0]["path"] == "t.sfdb");
+  CHECK(report["device"]["threads"] == 2);
+}
