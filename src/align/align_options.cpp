@@ -2,6 +2,7 @@
 
 #include "align/db_part.hpp"
 #include "align/output_format.hpp"
+#include "align/strand.hpp"
 #include "core/error.hpp"
 
 namespace seqfuse::align {
@@ -34,6 +35,13 @@ void validate(const AlignOptions& c) {
       add(e.what());
     }
   }
+  try {
+    (void)parse_strand(c.strand);
+  } catch (const UsageError& e) {
+    add(e.what());
+  }
+  if (c.strand != "plus" && c.alphabet == "protein")
+    add("--strand " + c.strand + " aligns the reverse complement of DNA queries, not protein");
   try {
     (void)parse_output_format(c.format);
   } catch (const UsageError& e) {
