@@ -31,7 +31,7 @@ EncodedSequences random_set(const ScoringScheme& scheme, std::string_view letter
                             : kind == 1 ? random.random(letters, 1)
                             : kind == 2 ? parent
                                         : random.mutate(parent, letters, 0.2);
-    set.append(seq, "r" + std::to_string(k));
+    set.append(seq, std::string("r") + std::to_string(k));
   }
   return set;
 }
