@@ -29,6 +29,12 @@ void validate(const AlignOptions& c) {
       add("--db-part splits the TARGET database of a search: it does not go with --pairs");
     else if (c.target.empty())
       add("--db-part needs a TARGET file: it splits the database of a search");
+    if (c.min_score)
+      add("--min-score does not go with --db-part: align-merge needs each part's --top hits; "
+          "filter the merged output instead");
+    if (c.strand != "plus" && c.format == "sam")
+      add("--db-part with --format sam takes --strand plus only: align-merge tells SAM queries "
+          "apart by SEQ, which reverse-strand lines store reverse complemented");
     try {
       (void)parse_db_part(c.db_part);
     } catch (const UsageError& e) {

@@ -122,21 +122,24 @@ void append_blast6(std::string& line, const AlignmentRecord& r) {
 }
 
 // The target is the reference. Local alignments soft-clip the query's
-// unaligned ends. FLAG 16: the reverse strand (SEQ and QUAL then reverse
-// complemented and reversed, as SAM stores them); 256: a hit after the
-// query's first (SEQ and QUAL '*', as SAM allows); a record without a
-// result is the unmapped record of a query without hits (FLAG 4).
+// unaligned ends. FLAG 16: the reverse strand, SEQ and QUAL then reverse
+// complemented and reversed as SAM stores them; 256: a hit after the
+// query's first. Every line carries SEQ and QUAL (SAM allows '*' on
+// secondary lines; keeping them lets align-merge promote any line to
+// primary). No result (a query without hits) or no aligned column (local
+// score 0): an unmapped record, FLAG 4.
 void append_sam(std::string& line, const AlignmentRecord& r) {
   const AlignResult* a = r.result;
+  const bool aligned = a != nullptr && !a->cigar.empty();
   line += r.query_name.empty() ? std::string_view("*") : r.query_name;
   line += '\t';
-  append_int(line, a == nullptr ? 4 : (r.reverse ? 16 : 0) | (r.secondary ? 256 : 0));
+  append_int(line, !aligned ? 4 : (r.reverse ? 16 : 0) | (r.secondary ? 256 : 0));
   line += '\t';
-  line += a != nullptr ? r.target_name : std::string_view("*");
+  line += aligned ? r.target_name : std::string_view("*");
   line += '\t';
-  append_int(line, a != nullptr ? a->target_begin + 1 : 0);
-  line += a != nullptr ? "\t255\t" : "\t0\t";
-  if (a != nullptr) {
+  append_int(line, aligned ? a->target_begin + 1 : 0);
+  line += aligned ? "\t255\t" : "\t0\t";
+  if (aligned) {
     if (a->query_begin > 0) {
       append_int(line, a->query_begin);
       line += 'S';
@@ -151,23 +154,25 @@ void append_sam(std::string& line, const AlignmentRecord& r) {
     line += '*';
   }
   line += "\t*\t0\t0\t";
-  if (r.secondary || r.query_sequence.empty()) {
+  const bool reverse = aligned && r.reverse;
+  if (r.query_sequence.empty())
     line += '*';
-  } else if (r.reverse) {
+  else if (reverse)
     append_reverse_complement(r.query_sequence, line);
-  } else {
+  else
     line += r.query_sequence;
-  }
   line += '\t';
-  if (r.secondary || r.query_quality.empty())
+  if (r.query_quality.empty())
     line += '*';
-  else if (r.reverse)
+  else if (reverse)
     line.append(r.query_quality.rbegin(), r.query_quality.rend());
   else
     line += r.query_quality;
   if (a != nullptr) {
     line += "\tAS:i:";
     append_int(line, a->score);
+  }
+  if (aligned) {
     line += "\tNM:i:";
     append_int(line, a->alignment_length - a->matches);
   }

@@ -8,7 +8,7 @@
 #   - samtools flagstat's counts equal those of the same run in tsv (the
 #     other writer): records, primary, secondary, mapped; view -f 16 counts
 #     the tsv's reverse-strand hits; some of each kind exist;
-#   - a flag-16 primary carries the read reverse complemented, its
+#   - a flag-16 line carries the read reverse complemented, its
 #     qualities reversed;
 #   - parasail_aligner on the reverse-complemented reads gives the scores
 #     and end cells of --strand minus (csv, parasail's format).
@@ -72,15 +72,15 @@ expect "sorted records" "$(samtools view -c sorted.bam)" $((hits + unmapped))
 [ "$reverse" -gt 40 ] && [ "$secondary" -gt 40 ] && [ "$unmapped" -ge 12 ] &&
   [ $((hits - reverse)) -gt 40 ] || bad "too few reverse ($reverse), secondary ($secondary), unmapped ($unmapped) or plus hits"
 
-# A reverse primary stores the read reverse complemented, qualities reversed.
+# A reverse line stores the read reverse complemented, qualities reversed.
 awk 'NR % 4 == 1 {n = substr($1, 2)} NR % 4 == 2 {s[n] = $0} NR % 4 == 0 {q[n] = $0}
   END {for (n in s) print n "\t" s[n] "\t" q[n]}' reads.fq | sort > reads.tsv
-samtools view -F 260 -f 16 out.sam | cut -f1,10,11 | sort > reverse.tsv
+samtools view -F 4 -f 16 out.sam | cut -f1,10,11 | sort > reverse.tsv
 join -t$'\t' reverse.tsv reads.tsv | awk -F'\t' '
   BEGIN {split("ACGTNacgtn", f, ""); split("TGCANtgcan", t, ""); for (i in f) c[f[i]] = t[i]}
   {rc = ""; rq = ""; for (i = length($4); i > 0; i--) {rc = rc c[substr($4, i, 1)]; rq = rq substr($5, i, 1)}
    n++; if (rc != $2 || rq != $3) bad++}
-  END {if (bad || n == 0) {print "FAIL: " bad + 0 " of " n + 0 " reverse primaries"; exit 1}}' || fail=1
+  END {if (bad || n == 0) {print "FAIL: " bad + 0 " of " n + 0 " reverse lines"; exit 1}}' || fail=1
 
 # parasail_aligner on the reverse complements = --strand minus.
 if command -v parasail_aligner > /dev/null; then
