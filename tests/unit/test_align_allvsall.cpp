@@ -25,7 +25,8 @@ EncodedSequences random_set(const ScoringScheme& scheme, std::string_view letter
   EncodedSequences set(scheme);
   std::string parent;
   for (std::size_t k = 0; k < count; ++k) {
-    if (k % 5 == 0) parent = random.random(letters, static_cast<std::size_t>(random.uniform(5, 90)));
+    if (k % 5 == 0)
+      parent = random.random(letters, static_cast<std::size_t>(random.uniform(5, 90)));
     const int kind = random.uniform(0, 19);
     const std::string seq = kind == 0   ? std::string()
                             : kind == 1 ? random.random(letters, 1)
@@ -52,8 +53,8 @@ TEST_CASE("all against all equals the search of the set against itself minus sel
     const ScoringScheme* scheme;
     std::string_view letters;
   };
-  for (const Case c : {Case{&dna, "ACGT"}, Case{&protein, "ACDEFGHIKLMNPQRSTVWY"},
-                       Case{&asym, "ACGT"}}) {
+  for (const Case c :
+       {Case{&dna, "ACGT"}, Case{&protein, "ACDEFGHIKLMNPQRSTVWY"}, Case{&asym, "ACGT"}}) {
     for (int trial = 0; trial < 6; ++trial) {
       const EncodedSequences set =
           random_set(*c.scheme, c.letters, random, static_cast<std::size_t>(random.uniform(1, 40)));
@@ -97,7 +98,8 @@ TEST_CASE("all against all: a hit on an earlier record is that pair aligned the 
   REQUIRE(hits.size() == 2);
   const auto views = set.views();
   for (const AlignHit& h : hits) {
-    const AlignResult want = reference_align(AlignMode::local, dna, views[h.query], views[h.target]);
+    const AlignResult want =
+        reference_align(AlignMode::local, dna, views[h.query], views[h.target]);
     CHECK(h.result.score == want.score);
     CHECK(h.result.query_end == want.query_end);
     CHECK(h.result.target_end == want.target_end);
