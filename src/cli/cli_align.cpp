@@ -65,8 +65,10 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
   app->add_option("--format", config->align.format, "tsv, csv (parasail_aligner's), sam or blast6")
       ->capture_default_str();
   app->add_option("--strand", config->align.strand,
-                  "DNA: plus (the query as given, Parasail's), minus (its reverse complement) "
-                  "or both (the better strand per target, plus on a tie)")
+                  "DNA: plus (the query as given, Parasail's), minus (its reverse complement; "
+                  "query coordinates count on it) or both (the better strand per target, plus "
+                  "on a tie). tsv adds a strand column, sam sets FLAG 16, blast6 writes "
+                  "sstart > send")
       ->capture_default_str();
   app->add_option("--min-score", config->align.min_score,
                   "Write only hits scoring S or more (--pairs: pairs below S are left out; sam: "
