@@ -15,6 +15,7 @@ packages=(build-essential cmake ninja-build pkg-config git
           python3-matplotlib  # scripts/plot-bench.py draws the README's chart (ctest plot_bench)
           help2man lintian)  # man pages at build time; scripts/ci-package.sh checks the .deb
 peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf multiqc
+       samtools  # checks align-sw's SAM (tests/cli/align_strand_sam.sh)
        snakemake)  # runs workflow/Snakefile in tests/cli/workflow_snakemake.sh
 # Libraries that peer drivers are built from (scripts/build-seqan3-driver.sh); with
 # --peers. SeqAn 3.2 carries the sdsl-lite 3 it needs (Debian's libsdsl-dev is 2.1.1).

@@ -121,8 +121,9 @@ unsigned query_read_threads(const AlignOptions& config, unsigned threads) {
 
 bool looks_like_dna(const io::SequenceBatch& batch, unsigned threads) {
   // Per byte: 1 for A C G T U N, 2 for the other IUPAC codes, 0 for the rest
-  // (either case). A DNA file is read to its end, so by a table on threads
-  // (string searches on one thread took 2.7 s for a 1 GB QUERY).
+  // (either case). A DNA input is read to its end (or its sample's), so by
+  // a table on threads (string searches on one thread took 2.7 s for a 1 GB
+  // QUERY).
   static const std::array<std::uint8_t, 256> kind = [] {
     std::array<std::uint8_t, 256> k{};
     for (const char c : std::string_view("ACGTUN")) k[static_cast<unsigned char>(c)] = 1;
@@ -132,24 +133,53 @@ bool looks_like_dna(const io::SequenceBatch& batch, unsigned threads) {
     return k;
   }();
   const std::string_view bases(batch.bases.data(), batch.bases.size());
-  constexpr std::size_t kPiece = std::size_t{4} << 20;
+  // Inputs up to kWhole bytes are read whole; larger ones (a database) by
+  // kPieces pieces spread evenly over them: a protein set shows E, F, I, L,
+  // P or Q in any piece, and a protein record hidden in a DNA file is still
+  // refused when its letters are encoded.
+  constexpr std::size_t kPiece = std::size_t{1} << 20, kPieces = 64, kWhole = kPiece * kPieces;
+  const std::size_t pieces = (bases.size() + kPiece - 1) / kPiece;
+  const bool sampled = bases.size() > kWhole;
+  const std::size_t looked = sampled ? kPieces : pieces;
   std::atomic<bool> other{false};  // a letter that is no nucleotide code
-  std::atomic<std::uint64_t> acgtn{0};
-  parallel_chunks((bases.size() + kPiece - 1) / kPiece, 1, threads,
-                  [&](unsigned, std::size_t piece, std::size_t) {
-                    if (other.load(std::memory_order_relaxed)) return;  // protein: stop soon
-                    const std::string_view part = bases.substr(piece * kPiece, kPiece);
-                    std::uint64_t count = 0;
-                    bool any_other = false;
-                    for (const char c : part) {
-                      const std::uint8_t k = kind[static_cast<unsigned char>(c)];
-                      count += k & 1u;
-                      any_other |= k == 0;
-                    }
-                    if (any_other) other.store(true, std::memory_order_relaxed);
-                    acgtn.fetch_add(count, std::memory_order_relaxed);
-                  });
-  return !other.load() && !bases.empty() && acgtn.load() * 2 >= bases.size();
+  std::atomic<std::uint64_t> acgtn{0}, seen{0};
+  parallel_chunks(looked, 1, threads, [&](unsigned, std::size_t piece, std::size_t) {
+    if (other.load(std::memory_order_relaxed)) return;  // protein: stop soon
+    const std::size_t at =
+        sampled ? piece * (bases.size() - kPiece) / (kPieces - 1) : piece * kPiece;
+    const std::string_view part = bases.substr(at, kPiece);
+    std::uint64_t count = 0;
+    bool any_other = false;
+    for (const char c : part) {
+      const std::uint8_t k = kind[static_cast<unsigned char>(c)];
+      count += k & 1u;
+      any_other |= k == 0;
+    }
+    if (any_other) other.store(true, std::memory_order_relaxed);
+    acgtn.fetch_add(count, std::memory_order_relaxed);
+    seen.fetch_add(part.size(), std::memory_order_relaxed);
+  });
+  return !other.load() && !bases.empty() && acgtn.load() * 2 >= seen.load();
+}
+
+bool inputs_are_dna(const io::SequenceBatch& query, const std::string& query_path,
+                    const io::SequenceBatch* target, const std::string& target_path,
+                    unsigned threads) {
+  const bool query_dna = looks_like_dna(query, threads);
+  // An empty input (a scatter chunk) says nothing: the other one decides.
+  if (target == nullptr || target->bases.empty()) return query_dna;
+  const bool target_dna = looks_like_dna(*target, threads);
+  if (query.bases.empty()) return target_dna;
+  if (query_dna != target_dna) {
+    const auto name = [](const std::string& path) {
+      return path == "-" ? std::string("stdin") : path;
+    };
+    throw Error("--alphabet auto: QUERY '" + name(query_path) + "' looks like " +
+                (query_dna ? "DNA" : "protein") + " but TARGET '" + name(target_path) + "' like " +
+                (target_dna ? "DNA" : "protein") +
+                "; give --alphabet dna or protein to align them anyway");
+  }
+  return query_dna;
 }
 
 ScoringScheme make_scheme(const AlignOptions& c, bool dna) {
@@ -193,10 +223,13 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
                 std::to_string(target_batch.size()) + " records, QUERY '" + config.query +
                 "' has " + std::to_string(query_batch.size()));
 
-  const bool dna = config.alphabet == "dna" ||
-                   (config.alphabet == "auto" && config.matrix.empty() && !config.match &&
-                    !config.mismatch && looks_like_dna(query_batch, threads)) ||
-                   (config.alphabet == "auto" && (config.match || config.mismatch));
+  // auto looks at both inputs (a matrix or --match/--mismatch decides alone).
+  const bool dna =
+      config.alphabet == "dna" ||
+      (config.alphabet == "auto" && config.matrix.empty() && !config.match && !config.mismatch &&
+       inputs_are_dna(query_batch, config.query, two_files ? &target_batch : nullptr, config.target,
+                      threads)) ||
+      (config.alphabet == "auto" && (config.match || config.mismatch));
   auto scheme = std::make_unique<const ScoringScheme>(make_scheme(config, dna));
   trace("align: inputs read");
   EncodedSequences queries = encode(*scheme, query_batch, config.query, threads);

@@ -35,8 +35,17 @@ struct AlignInputs {
 
 // DNA when every letter is an IUPAC nucleotide code and most are A, C, G, T,
 // U or N. Proteins use E, F, I, L, P or Q (not nucleotide codes) within a few
-// dozen residues, so real protein sets do not pass.
+// dozen residues, so real protein sets do not pass. Inputs over 64 MB are
+// judged by 64 pieces of 1 MB spread over them.
 [[nodiscard]] bool looks_like_dna(const io::SequenceBatch& batch, unsigned threads);
+
+// --alphabet auto: whether QUERY and TARGET (null: all against all) are DNA
+// by looks_like_dna, each judged alone; an empty one leaves it to the other.
+// Throws seqfuse::Error naming both files when one looks like DNA and the
+// other like protein.
+[[nodiscard]] bool inputs_are_dna(const io::SequenceBatch& query, const std::string& query_path,
+                                  const io::SequenceBatch* target, const std::string& target_path,
+                                  unsigned threads);
 
 // The scheme the options ask for: --matrix, else BLOSUM62 11/1 for protein
 // and match 2 / mismatch -3 / gaps 5/2 for DNA, with --gap-open/--gap-extend.

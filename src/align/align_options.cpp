@@ -2,6 +2,7 @@
 
 #include "align/db_part.hpp"
 #include "align/output_format.hpp"
+#include "align/strand.hpp"
 #include "core/error.hpp"
 
 namespace seqfuse::align {
@@ -28,12 +29,25 @@ void validate(const AlignOptions& c) {
       add("--db-part splits the TARGET database of a search: it does not go with --pairs");
     else if (c.target.empty())
       add("--db-part needs a TARGET file: it splits the database of a search");
+    if (c.min_score)
+      add("--min-score does not go with --db-part: align-merge needs each part's --top hits; "
+          "filter the merged output instead");
+    if (c.strand != "plus" && c.format == "sam")
+      add("--db-part with --format sam takes --strand plus only: align-merge tells SAM queries "
+          "apart by SEQ, which reverse-strand lines store reverse complemented");
     try {
       (void)parse_db_part(c.db_part);
     } catch (const UsageError& e) {
       add(e.what());
     }
   }
+  try {
+    (void)parse_strand(c.strand);
+  } catch (const UsageError& e) {
+    add(e.what());
+  }
+  if (c.strand != "plus" && c.alphabet == "protein")
+    add("--strand " + c.strand + " aligns the reverse complement of DNA queries, not protein");
   try {
     (void)parse_output_format(c.format);
   } catch (const UsageError& e) {

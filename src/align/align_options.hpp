@@ -25,6 +25,11 @@ struct AlignOptions {
   std::string alphabet = "auto";
   bool traceback = false;
   std::string format = "tsv";
+  // --strand plus|minus|both (strand.hpp): DNA only.
+  std::string strand = "plus";
+  // --min-score S: hits scoring below S are not written (SAM: a query left
+  // without hits gets an unmapped record).
+  std::optional<int> min_score;
   // --db-part i/N: search only part i of N of TARGET (db_part.hpp); empty: all.
   std::string db_part;
 

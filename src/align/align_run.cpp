@@ -10,6 +10,7 @@
 #include "align/align_inputs.hpp"
 #include "align/align_job.hpp"
 #include "align/output_format.hpp"
+#include "align/strand.hpp"
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 
@@ -84,6 +85,11 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   const EncodedSequences& targets = inputs->targets;
   const io::SequenceBatch& target_names = two_files ? inputs->target_batch : query_batch;
   const std::size_t target_first = inputs->target_first;  // --db-part: CSV numbers the whole file
+  const Strand strand = parse_strand(config.strand);
+  if (strand != Strand::plus && complement_codes(scheme).empty())
+    throw Error("--strand " + config.strand + " aligns the reverse complement of DNA queries: " +
+                "QUERY '" + (config.query == "-" ? std::string("stdin") : config.query) +
+                "' is aligned as protein (matrix " + scheme.name() + ")");
 
   AlignJob job;
   job.mode = config.mode;
@@ -122,6 +128,7 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
   }
 
   AlignmentWriter writer(out, format, job.traceback, config.command_line);
+  if (strand != Strand::plus) writer.add_strand_column();
   std::vector<AlignmentWriter::Reference> references;
   if (format == OutputFormat::sam) {
     for (std::size_t i = 0; i < target_names.size(); ++i)
@@ -147,26 +154,61 @@ AlignStats run_align(const AlignOptions& config, Reporter& report) {
     return {};
   }
   // Formatting 1 M lines takes longer than aligning them on a GPU: batches
-  // of hits are formatted on all threads, in chunks written in order.
+  // of hits are formatted on all threads, in chunks written in order. A row
+  // is a hit to write, or (SAM) the unmapped record of a query without one.
+  struct Row {
+    const AlignHit* hit;  // null: unmapped
+    std::uint32_t query;
+    bool secondary;
+  };
+  const bool sam = format == OutputFormat::sam;
+  std::vector<Row> rows;
+  std::uint32_t next_query = 0;  // SAM: queries before it have a record
   std::uint64_t alignments = 0;
-  const auto write_hits = [&](std::span<const AlignHit> hits) {
-    alignments += hits.size();
+  const auto write_rows = [&] {
     writer.write_batch(
-        hits.size(),
+        rows.size(),
         [&](std::size_t i) {
-          const AlignHit& hit = hits[i];
-          return AlignmentRecord{hit.query,
-                                 target_first + hit.target,
-                                 query_batch.name(hit.query),
-                                 target_names.name(hit.target),
-                                 query_batch.sequence(hit.query),
-                                 query_batch.length(hit.query),
-                                 target_names.length(hit.target),
-                                 &hit.result};
+          const Row& row = rows[i];
+          const AlignHit* hit = row.hit;
+          const std::uint32_t target = hit != nullptr ? hit->target : 0;
+          return AlignmentRecord{row.query,
+                                 target_first + target,
+                                 query_batch.name(row.query),
+                                 hit != nullptr ? target_names.name(target) : std::string_view(),
+                                 query_batch.sequence(row.query),
+                                 query_batch.length(row.query),
+                                 hit != nullptr ? target_names.length(target) : 0,
+                                 hit != nullptr ? &hit->result : nullptr,
+                                 hit != nullptr && hit->reverse,
+                                 row.secondary,
+                                 query_batch.quality(row.query)};
         },
         job.threads);
   };
-  const AlignStats stats = run_alignment_batched(job, scheme, queries, targets, write_hits);
+  const auto write_hits = [&](std::span<const AlignHit> hits) {
+    rows.clear();
+    for (const AlignHit& hit : hits) {
+      if (config.min_score && hit.result.score < *config.min_score) continue;
+      bool secondary = false;
+      if (sam) {
+        // A hit without aligned columns (local score 0) is no alignment.
+        if (hit.result.cigar.empty()) continue;
+        while (next_query < hit.query) rows.push_back({nullptr, next_query++, false});
+        secondary = hit.query < next_query;
+        next_query = std::max(next_query, hit.query + 1);
+      }
+      rows.push_back({&hit, hit.query, secondary});
+      ++alignments;
+    }
+    write_rows();
+  };
+  const AlignStats stats = run_stranded(job, strand, scheme, queries, targets, write_hits);
+  if (sam) {  // queries after the last one with a hit
+    rows.clear();
+    while (next_query < query_batch.size()) rows.push_back({nullptr, next_query++, false});
+    write_rows();
+  }
   trace("align: aligned and written");
   out.commit();
   facts.phase("align");

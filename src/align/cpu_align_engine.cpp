@@ -1,8 +1,10 @@
 // The CPU engine behind AlignEngine: CpuEngine's striped SIMD kernels on the
 // job's threads, searches in slices of queries so a long run can report
 // progress.
+#include <optional>
 #include <vector>
 
+#include "align/cpu_all_vs_all.hpp"
 #include "align/cpu_engine.hpp"
 #include "align/engine.hpp"
 #include "core/report.hpp"
@@ -13,7 +15,11 @@ namespace {
 class CpuAlignEngine final : public AlignEngine {
  public:
   CpuAlignEngine(const ScoringScheme& scheme, const AlignJob& job)
-      : engine_(scheme, job.mode, {.threads = job.threads, .traceback = job.traceback}) {}
+      : engine_(scheme, job.mode, {.threads = job.threads, .traceback = job.traceback}) {
+    // All against all scores every pair without traceback, then aligns the kept ones.
+    if (job.layout == PairLayout::all_vs_all && job.traceback)
+      scorer_.emplace(scheme, job.mode, CpuEngineOptions{.threads = job.threads});
+  }
 
   AlignStats run(const AlignJob& job, const EncodedSequences& queries,
                  const EncodedSequences& against, const EmitHits& emit) override {
@@ -27,7 +33,7 @@ class CpuAlignEngine final : public AlignEngine {
       case PairLayout::all_vs_all:
         break;
     }
-    return all_vs_all(job, q, t, emit);
+    return all_vs_all(job, q, emit);
   }
 
  private:
@@ -63,26 +69,12 @@ class CpuAlignEngine final : public AlignEngine {
     return stats;
   }
 
-  AlignStats all_vs_all(const AlignJob& job, std::span<const Codes> q, std::span<const Codes> t,
-                        const EmitHits& emit) {
-    AlignStats stats;
-    std::vector<AlignHit> kept;
-    for (std::size_t i = 0; i + 1 < q.size(); ++i) {
-      const auto later = t.subspan(i + 1);
-      auto hits = engine_.search(q.subspan(i, 1), later, job.top);
-      kept.clear();
-      for (SearchHit& h : hits.front())
-        kept.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + 1 + h.target),
-                        std::move(h.result)});
-      emit(kept);
-      stats.pairs += later.size();
-      stats.cells += cells_of(q.subspan(i, 1), later);
-      if (job.progress) job.progress(i + 1);
-    }
-    return stats;
+  AlignStats all_vs_all(const AlignJob& job, std::span<const Codes> q, const EmitHits& emit) {
+    return cpu_all_vs_all(scorer_ ? *scorer_ : engine_, engine_, job, q, emit);
   }
 
   CpuEngine engine_;
+  std::optional<CpuEngine> scorer_;  // without traceback, for all against all with traceback
 };
 
 }  // namespace

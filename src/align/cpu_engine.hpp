@@ -70,6 +70,9 @@ class CpuEngine {
   [[nodiscard]] AlignMode mode() const noexcept { return mode_; }
   [[nodiscard]] SimdLevel simd_level() const noexcept { return simd_level_; }
   [[nodiscard]] unsigned threads() const noexcept { return options_.threads; }
+  // score(a, b) == score(b, a) for every pair of letters: then a pair's score
+  // is the same with query and target swapped (gaps cost alike both ways).
+  [[nodiscard]] bool symmetric() const noexcept { return symmetric_; }
 
   // One pair on the calling thread.
   [[nodiscard]] AlignResult align(Codes query, Codes target) const;

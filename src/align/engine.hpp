@@ -47,6 +47,9 @@ struct AlignHit {
   std::uint32_t query = 0;
   std::uint32_t target = 0;  // index into targets (into queries for all_vs_all)
   AlignResult result;
+  // --strand minus/both (strand.hpp): the reverse complement of the query was
+  // aligned, and the result's query coordinates are positions in it.
+  bool reverse = false;
 };
 
 struct AlignStats {

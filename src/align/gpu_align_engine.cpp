@@ -148,7 +148,9 @@ void keep_top_of_chunk(const AlignJob& job, std::span<const gpu::PairScore> scor
     for (std::size_t i = begin; i < end; ++i) {
       const std::size_t query = first + i;
       const std::span<const gpu::PairScore> row = scores.subspan(i * part.size(), part.size());
-      keep_top_of_part(row, part, job.layout == PairLayout::all_vs_all ? query + 1 : 0, job.top,
+      // All against all scores the whole square: a record's hits are its
+      // row but itself, the same as searching it against all the others.
+      keep_top_of_part(row, part, job.layout == PairLayout::all_vs_all ? query : kNoSkip, job.top,
                        kept[i]);
     }
   });

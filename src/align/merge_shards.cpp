@@ -1,6 +1,7 @@
 #include "align/merge_shards.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 
 #include "align/top_hits.hpp"
@@ -25,6 +26,19 @@ std::string quoted(const std::string& path) {
 
 std::string where(const ShardText& part, std::size_t line) {
   return ", " + display(part.path) + ":" + std::to_string(line);
+}
+
+// A SAM line as the merge ranks it: FLAG 256 (secondary) set on every hit
+// of a query after its first and cleared on the first, whatever its part
+// made of it; the rest of the line as written.
+void append_sam_ranked(std::string& text, std::string_view line, bool secondary) {
+  const std::size_t begin = line.find('\t') + 1, end = line.find('\t', begin);
+  unsigned flag = 0;
+  (void)std::from_chars(line.data() + begin, line.data() + end, flag);
+  flag = secondary ? flag | 256u : flag & ~256u;
+  text.append(line.substr(0, begin));
+  text += std::to_string(flag);
+  text.append(line.substr(end));
 }
 
 bool same_query(const ShardHit& a, const ShardHit& b) {
@@ -235,7 +249,13 @@ std::size_t merge_parts(const std::vector<ShardText>& parts, std::size_t top,
   std::size_t alignments = 0;
   for (std::size_t q = 0; q < queries; ++q) {
     merge_query(parts, split, q, top, numbered, kept);
-    for (const ScoredTarget& hit : kept) text += numbered[hit.target]->line;
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      const std::string_view line = numbered[kept[k].target]->line;
+      if (parts.front().format == OutputFormat::sam)
+        append_sam_ranked(text, line, k > 0);
+      else
+        text += line;
+    }
     alignments += kept.size();
     if (text.size() >= (std::size_t{1} << 20)) {
       write(text);

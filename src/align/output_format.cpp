@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "align/ordered_output.hpp"
+#include "align/strand.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 
@@ -43,7 +44,8 @@ CigarCounts count_cigar(std::string_view cigar) {
   return counts;
 }
 
-void append_tsv(std::string& line, const AlignmentRecord& r, char sep, bool traceback) {
+void append_tsv(std::string& line, const AlignmentRecord& r, char sep, bool traceback,
+                bool strand) {
   const AlignResult& a = *r.result;
   line += r.query_name;
   line += sep;
@@ -68,6 +70,10 @@ void append_tsv(std::string& line, const AlignmentRecord& r, char sep, bool trac
     line += sep;
     append_int(line, a.alignment_length);
   }
+  if (strand) {
+    line += sep;
+    line += r.reverse ? '-' : '+';
+  }
   line += '\n';
 }
 
@@ -89,19 +95,24 @@ void append_csv(std::string& line, const AlignmentRecord& r) {
 
 // qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue
 // bitscore. seqfuse computes no alignment statistics: evalue is "NA" and the
-// last column holds the raw score.
+// last column holds the raw score. A reverse-strand hit is written as BLAST
+// writes one: query positions on the query as given (qstart < qend), the
+// subject's from its end back to its start (sstart > send).
 void append_blast6(std::string& line, const AlignmentRecord& r) {
   const AlignResult& a = *r.result;
   const CigarCounts counts = count_cigar(a.cigar);
+  const long long length = static_cast<long long>(r.query_length);
+  const long long qstart = r.reverse ? length - a.query_end : a.query_begin + 1;
+  const long long qend = r.reverse ? length - a.query_begin : a.query_end + 1;
+  const long long sstart = (r.reverse ? a.target_end : a.target_begin) + 1;
+  const long long send = (r.reverse ? a.target_begin : a.target_end) + 1;
   line += r.query_name;
   line += '\t';
   line += r.target_name;
   line += '\t';
   append_fixed(line, 100.0 * a.identity(), 3);
-  for (long long v :
-       {static_cast<long long>(a.alignment_length), counts.mismatches, counts.gap_opens,
-        static_cast<long long>(a.query_begin) + 1, static_cast<long long>(a.query_end) + 1,
-        static_cast<long long>(a.target_begin) + 1, static_cast<long long>(a.target_end) + 1}) {
+  for (long long v : {static_cast<long long>(a.alignment_length), counts.mismatches,
+                      counts.gap_opens, qstart, qend, sstart, send}) {
     line += '\t';
     append_int(line, v);
   }
@@ -111,23 +122,30 @@ void append_blast6(std::string& line, const AlignmentRecord& r) {
 }
 
 // The target is the reference. Local alignments soft-clip the query's
-// unaligned ends; a pair without aligned columns is an unmapped record.
+// unaligned ends. FLAG 16: the reverse strand, SEQ and QUAL then reverse
+// complemented and reversed as SAM stores them; 256: a hit after the
+// query's first. Every line carries SEQ and QUAL (SAM allows '*' on
+// secondary lines; keeping them lets align-merge promote any line to
+// primary). No result (a query without hits) or no aligned column (local
+// score 0): an unmapped record, FLAG 4.
 void append_sam(std::string& line, const AlignmentRecord& r) {
-  const AlignResult& a = *r.result;
-  const bool aligned = !a.cigar.empty();
+  const AlignResult* a = r.result;
+  const bool aligned = a != nullptr && !a->cigar.empty();
   line += r.query_name.empty() ? std::string_view("*") : r.query_name;
-  line += aligned ? "\t0\t" : "\t4\t";
+  line += '\t';
+  append_int(line, !aligned ? 4 : (r.reverse ? 16 : 0) | (r.secondary ? 256 : 0));
+  line += '\t';
   line += aligned ? r.target_name : std::string_view("*");
   line += '\t';
-  append_int(line, aligned ? a.target_begin + 1 : 0);
+  append_int(line, aligned ? a->target_begin + 1 : 0);
   line += aligned ? "\t255\t" : "\t0\t";
   if (aligned) {
-    if (a.query_begin > 0) {
-      append_int(line, a.query_begin);
+    if (a->query_begin > 0) {
+      append_int(line, a->query_begin);
       line += 'S';
     }
-    line += a.cigar;
-    const long long tail = static_cast<long long>(r.query_length) - 1 - a.query_end;
+    line += a->cigar;
+    const long long tail = static_cast<long long>(r.query_length) - 1 - a->query_end;
     if (tail > 0) {
       append_int(line, tail);
       line += 'S';
@@ -136,12 +154,27 @@ void append_sam(std::string& line, const AlignmentRecord& r) {
     line += '*';
   }
   line += "\t*\t0\t0\t";
-  line += r.query_sequence.empty() ? std::string_view("*") : r.query_sequence;
-  line += "\t*\tAS:i:";
-  append_int(line, a.score);
+  const bool reverse = aligned && r.reverse;
+  if (r.query_sequence.empty())
+    line += '*';
+  else if (reverse)
+    append_reverse_complement(r.query_sequence, line);
+  else
+    line += r.query_sequence;
+  line += '\t';
+  if (r.query_quality.empty())
+    line += '*';
+  else if (reverse)
+    line.append(r.query_quality.rbegin(), r.query_quality.rend());
+  else
+    line += r.query_quality;
+  if (a != nullptr) {
+    line += "\tAS:i:";
+    append_int(line, a->score);
+  }
   if (aligned) {
     line += "\tNM:i:";
-    append_int(line, a.alignment_length - a.matches);
+    append_int(line, a->alignment_length - a->matches);
   }
   line += '\n';
 }
@@ -183,6 +216,7 @@ void AlignmentWriter::begin(const std::vector<Reference>& references) {
       header = "query\ttarget\tquery_len\ttarget_len\tscore\tquery_end\ttarget_end";
       if (traceback_)
         header += "\tquery_begin\ttarget_begin\tcigar\tidentity\tmatches\talignment_len";
+      if (strand_column_) header += "\tstrand";
       header += '\n';
       break;
     case OutputFormat::sam:
@@ -207,7 +241,7 @@ void AlignmentWriter::begin(const std::vector<Reference>& references) {
 void AlignmentWriter::format(const AlignmentRecord& r, std::string& line) const {
   switch (format_) {
     case OutputFormat::tsv:
-      append_tsv(line, r, '\t', traceback_);
+      append_tsv(line, r, '\t', traceback_, strand_column_);
       break;
     case OutputFormat::csv:
       append_csv(line, r);

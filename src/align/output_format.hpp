@@ -33,7 +33,12 @@ struct AlignmentRecord {
   std::string_view query_sequence;  // as read (SAM's SEQ)
   std::size_t query_length = 0;
   std::size_t target_length = 0;
+  // Null: SAM's unmapped record of a query without hits (no other format
+  // writes one).
   const AlignResult* result = nullptr;
+  bool reverse = false;            // the query's reverse complement was aligned (--strand)
+  bool secondary = false;          // SAM: a hit of the query after its first
+  std::string_view query_quality;  // as read (FASTQ), else empty
 };
 
 class AlignmentWriter {
@@ -52,6 +57,9 @@ class AlignmentWriter {
 
   AlignmentWriter(OutputFile& out, OutputFormat format, bool traceback,
                   std::string_view command_line);
+  // TSV gets a last column, strand (+ or -): set before begin() when
+  // --strand is not plus.
+  void add_strand_column() noexcept { strand_column_ = true; }
   // Writes the header (TSV column names; SAM @HD, @SQ, @PG); once, first.
   void begin(const std::vector<Reference>& references);
   // Appends the line of one record to `line`. The only formatting code path;
@@ -68,6 +76,7 @@ class AlignmentWriter {
   OutputFile& out_;
   OutputFormat format_;
   bool traceback_;
+  bool strand_column_ = false;
   std::string command_line_;
   std::string line_;  // reused for each record
 };

@@ -6,10 +6,11 @@
 
 namespace seqfuse::align {
 
-void select_top(std::span<const gpu::PairScore> row, std::size_t begin, std::size_t top,
+void select_top(std::span<const gpu::PairScore> row, std::size_t skip, std::size_t top,
                 std::vector<std::uint32_t>& picked) {
-  picked.resize(row.size() - std::min(begin, row.size()));
-  std::iota(picked.begin(), picked.end(), static_cast<std::uint32_t>(begin));
+  picked.resize(row.size());
+  std::iota(picked.begin(), picked.end(), std::uint32_t{0});
+  if (skip < row.size()) picked.erase(picked.begin() + static_cast<std::ptrdiff_t>(skip));
   const auto better = [&](std::uint32_t a, std::uint32_t b) {
     return row[a].score != row[b].score ? row[a].score > row[b].score : a < b;
   };
@@ -39,12 +40,13 @@ void merge_top(std::vector<ScoredTarget>& kept, std::span<const ScoredTarget> mo
   kept = std::move(merged);
 }
 
-void keep_top_of_part(std::span<const gpu::PairScore> row, TargetRange part,
-                      std::size_t first_target, std::size_t top, std::vector<ScoredTarget>& kept) {
+void keep_top_of_part(std::span<const gpu::PairScore> row, TargetRange part, std::size_t skip,
+                      std::size_t top, std::vector<ScoredTarget>& kept) {
   thread_local std::vector<std::uint32_t> picked;  // scratch as large as a row
   thread_local std::vector<ScoredTarget> more;
-  const std::size_t from = std::clamp<std::size_t>(first_target, part.begin, part.end) - part.begin;
-  select_top(row, from, top, picked);
+  const std::size_t in_part =
+      skip != kNoSkip && skip >= part.begin && skip < part.end ? skip - part.begin : kNoSkip;
+  select_top(row, in_part, top, picked);
   more.clear();
   for (std::uint32_t k : picked) more.push_back({part.begin + k, row[k]});
   merge_top(kept, more, top);

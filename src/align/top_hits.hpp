@@ -30,9 +30,13 @@ struct ScoredTarget {
   return a.score.score != b.score.score ? a.score.score > b.score.score : a.target < b.target;
 }
 
-// The `top` best of row[begin, row.size()) (every one when top is 0), in
+// No target left out of a row (a search); all against all leaves out the
+// query itself (its own index).
+inline constexpr std::size_t kNoSkip = static_cast<std::size_t>(-1);
+
+// The `top` best of row (every one when top is 0) but row[skip], in
 // better_hit order; `picked` holds their indices into row.
-void select_top(std::span<const gpu::PairScore> row, std::size_t begin, std::size_t top,
+void select_top(std::span<const gpu::PairScore> row, std::size_t skip, std::size_t top,
                 std::vector<std::uint32_t>& picked);
 
 // kept becomes the `top` best (every one when top is 0) of kept and more,
@@ -41,10 +45,11 @@ void merge_top(std::vector<ScoredTarget>& kept, std::span<const ScoredTarget> mo
                std::size_t top);
 
 // Merges into `kept` the best of one query's scores against `part` (row[k]
-// is target part.begin + k), counting only targets >= first_target (all
-// against all: the targets after the query; 0 otherwise).
-void keep_top_of_part(std::span<const gpu::PairScore> row, TargetRange part,
-                      std::size_t first_target, std::size_t top, std::vector<ScoredTarget>& kept);
+// is target part.begin + k), leaving out target `skip` (an index in the
+// whole set: all against all leaves out the query itself, so that each
+// record gets its best hits among all the others; kNoSkip otherwise).
+void keep_top_of_part(std::span<const gpu::PairScore> row, TargetRange part, std::size_t skip,
+                      std::size_t top, std::vector<ScoredTarget>& kept);
 
 // Consecutive ranges covering every target, each holding at most
 // `max_residues` residues, or a single target where one alone holds more

@@ -28,19 +28,23 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
   CLI::App* app = parent.add_subcommand(
       name, local ? "Local pairwise alignment (Smith-Waterman), scores as Parasail's sw"
                   : "Global pairwise alignment (Needleman-Wunsch), scores as Parasail's nw");
-  app->footer("Examples:\n  seqfuse " + name +
-              " queries.fa db.fa --top 10 -o hits.tsv      every query against db.fa\n"
-              "  seqfuse " +
-              name +
-              " a.fa b.fa --pairs --traceback      record i of a.fa with record i of b.fa\n"
-              "  seqfuse " +
-              name +
-              " reads.fa --alphabet dna --top 0        all against all within one file\n"
-              "  seqfuse " +
-              name +
-              " q.fa db.fa --db-part 2/8 -o p2.tsv    part 2 of 8 of db.fa (then align-merge)\n"
-              "Gaps: a gap of length k costs O + (k-1)*E. Protein defaults: blosum62, 11/1;\n"
-              "DNA defaults: match 2, mismatch -3, gaps 5/2. Coordinates are 0-based.");
+  app->footer(
+      "Examples:\n  seqfuse " + name +
+      " queries.fa db.fa --top 10 -o hits.tsv      every query against db.fa\n"
+      "  seqfuse " +
+      name +
+      " a.fa b.fa --pairs --traceback      record i of a.fa with record i of b.fa\n"
+      "  seqfuse " +
+      name +
+      " reads.fa --alphabet dna --top 0        all against all within one file\n"
+      "  seqfuse " +
+      name +
+      " reads.fq ref.fa --strand both --format sam --min-score 100    reads on both strands\n"
+      "  seqfuse " +
+      name +
+      " q.fa db.fa --db-part 2/8 -o p2.tsv    part 2 of 8 of db.fa (then align-merge)\n"
+      "Gaps: a gap of length k costs O + (k-1)*E. Protein defaults: blosum62, 11/1;\n"
+      "DNA defaults: match 2, mismatch -3, gaps 5/2. Coordinates are 0-based.");
   app->add_option("QUERY", config->align.query, "Query FASTA/FASTQ (plain, gzip, - for stdin)")
       ->required();
   app->add_option("TARGET", config->align.target,
@@ -61,6 +65,16 @@ Subcommand add_align(CLI::App& parent, AlignMode mode) {
                 "Add begin coordinates, CIGAR (=, X, I, D) and identity");
   app->add_option("--format", config->align.format, "tsv, csv (parasail_aligner's), sam or blast6")
       ->capture_default_str();
+  app->add_option("--strand", config->align.strand,
+                  "DNA: plus (the query as given, Parasail's), minus (its reverse complement; "
+                  "query coordinates count on it) or both (the better strand per target, plus "
+                  "on a tie). tsv adds a strand column, sam sets FLAG 16, blast6 writes "
+                  "sstart > send")
+      ->capture_default_str();
+  app->add_option("--min-score", config->align.min_score,
+                  "Write only hits scoring S or more (--pairs: pairs below S are left out; sam: "
+                  "a query without hits gets an unmapped record)")
+      ->type_name("S");
   app->add_option("--db-part", config->align.db_part,
                   "Search part i of N of TARGET only (1 <= i <= N): contiguous records, each in "
                   "the part holding the middle of its residues (+1 a record) laid end to end "

@@ -68,7 +68,7 @@ std::vector<AlignHit> one_device_hits(const FakeScores& s, bool all_vs_all, std:
   std::vector<AlignHit> hits;
   std::vector<std::uint32_t> picked;
   for (std::size_t q = first_query; q < first_query + count; ++q) {
-    select_top(s.row(q), all_vs_all ? q + 1 : 0, top, picked);
+    select_top(s.row(q), all_vs_all ? q : kNoSkip, top, picked);
     for (std::uint32_t t : picked)
       hits.push_back(hit_of(static_cast<std::uint32_t>(q), {t, s.row(q)[t]}));
   }
@@ -83,7 +83,7 @@ std::vector<AlignHit> worker_hits(const FakeScores& s, TargetRange range, bool a
   for (std::size_t q = first_query; q < first_query + count; ++q) {
     std::vector<ScoredTarget> kept;
     if (range.size() != 0)
-      keep_top_of_part(s.row(q).subspan(range.begin, range.size()), range, all_vs_all ? q + 1 : 0,
+      keep_top_of_part(s.row(q).subspan(range.begin, range.size()), range, all_vs_all ? q : kNoSkip,
                        top, kept);
     for (const ScoredTarget& k : kept) hits.push_back(hit_of(static_cast<std::uint32_t>(q), k));
   }

@@ -61,6 +61,7 @@ struct Search {
                        [&](std::size_t a, std::size_t b) { return score[q][a] > score[q][b]; });
       if (top != 0 && order.size() > top) order.resize(top);
       for (std::size_t t : order) {
+        const std::string flag = t == order.front() ? "0" : "256";  // SAM: secondary after the first
         const std::string qn = query_names[q], tn = label("t", t), s = std::to_string(score[q][t]);
         switch (format) {
           case OutputFormat::tsv:
@@ -73,7 +74,7 @@ struct Search {
             text += qn + "\t" + tn + "\t100.000\t5\t0\t0\t1\t5\t1\t5\tNA\t" + s + "\n";
             break;
           case OutputFormat::sam:
-            text += qn + "\t0\t" + tn + "\t1\t255\t5=\t*\t0\t0\tACGTA\t*\tAS:i:" + s + "\tNM:i:0\n";
+            text += qn + "\t" + flag + "\t" + tn + "\t1\t255\t5=\t*\t0\t0\tACGTA\t*\tAS:i:" + s + "\tNM:i:0\n";
             break;
         }
       }

@@ -62,7 +62,7 @@ TEST_CASE("output formats are parsed by name", "[align]") {
 
 TEST_CASE("each format writes its exact columns", "[align]") {
   const AlignResult r = traced_local();
-  const AlignmentRecord rec{3, 0, "q1", "t1", "ACGTACGTACG", 11, 12, &r};
+  const AlignmentRecord rec{3, 0, "q1", "t1", "ACGTACGTACG", 11, 12, &r, false, false, {}};
   CHECK(render(OutputFormat::csv, false, {rec}) == "3,0,11,12,17,8,5\n");
   CHECK(render(OutputFormat::tsv, false, {rec}) ==
         "query\ttarget\tquery_len\ttarget_len\tscore\tquery_end\ttarget_end\n"
@@ -85,7 +85,28 @@ TEST_CASE("each format writes its exact columns", "[align]") {
 TEST_CASE("a pair without aligned columns is an unmapped SAM record", "[align]") {
   AlignResult zero;
   zero.traced = true;
-  const AlignmentRecord rec{0, 0, "q1", "t1", "AC", 2, 12, &zero};
+  const AlignmentRecord rec{0, 0, "q1", "t1", "AC", 2, 12, &zero, false, false, {}};
   const std::string sam = render(OutputFormat::sam, false, {rec});
   CHECK(sam.substr(sam.rfind("q1\t")) == "q1\t4\t*\t0\t0\t*\t*\t0\t0\tAC\t*\tAS:i:0\n");
+}
+
+TEST_CASE("SAM flags: reverse strand, secondary hits, unmapped queries; qualities",
+          "[align][strand]") {
+  const AlignResult r = traced_local();
+  // Read ACGTACGTACG, qualities 0-9 and A: its reverse complement was aligned.
+  const AlignmentRecord reverse{3,  0,  "q1", "t1",  "ACGTACGTACc", 11,
+                                12, &r, true, false, "0123456789A"};
+  const AlignmentRecord secondary{3,  0,  "q1",  "t1", "ACGTACGTACc", 11,
+                                  12, &r, false, true, "0123456789A"};
+  const AlignmentRecord unmapped{4, 0, "q2", "", "ACG", 3, 0, nullptr, false, false, "III"};
+  const std::string sam = render(OutputFormat::sam, false, {reverse, secondary, unmapped});
+  const std::string body = sam.substr(sam.find("\nq1\t") + 1);
+  CHECK(body ==
+        "q1\t16\tt1\t1\t255\t2S3=1X1I1=1D2S\t*\t0\t0\tgGTACGTACGT\tA9876543210\tAS:i:17\tNM:i:3\n"
+        "q1\t256\tt1\t1\t255\t2S3=1X1I1=1D2S\t*\t0\t0\tACGTACGTACc\t0123456789A\tAS:i:17\tNM:i:3\n"
+        "q2\t4\t*\t0\t0\t*\t*\t0\t0\tACG\tIII\n");
+  // tsv: a strand column when asked; blast6: BLAST's minus-strand coordinates
+  // (query on the read as given, subject from end to start).
+  CHECK(render(OutputFormat::blast6, false, {reverse}) ==
+        "q1\tt1\t57.143\t7\t1\t2\t3\t9\t6\t1\tNA\t17\n");
 }

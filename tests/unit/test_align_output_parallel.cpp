@@ -69,8 +69,8 @@ struct RandomRecords {
     }
     for (std::size_t i = 0; i < count; ++i)
       records.push_back({i, count - i, query_names[i], target_names[i], sequences[i],
-                         sequences[i].size(), static_cast<std::size_t>(below(100000)),
-                         &results[i]});
+                         sequences[i].size(), static_cast<std::size_t>(below(100000)), &results[i],
+                         i % 3 == 0, i % 2 == 1, sequences[i]});
   }
 };
 

@@ -15,9 +15,9 @@ using seqfuse::align::test::test_seed;
 namespace {
 
 std::vector<ScoredTarget> whole_row_top(const std::vector<seqfuse::gpu::PairScore>& row,
-                                        std::size_t first_target, std::size_t top) {
+                                        std::size_t skip, std::size_t top) {
   std::vector<std::uint32_t> picked;
-  select_top(row, first_target, top, picked);
+  select_top(row, skip, top, picked);
   std::vector<ScoredTarget> out;
   for (std::uint32_t k : picked) out.push_back({k, row[k]});
   return out;
@@ -35,8 +35,10 @@ TEST_CASE("hits merged part by part equal the whole row's, ties in target order"
     for (std::size_t k = 0; k < targets; ++k)
       row[k] = {score(random), static_cast<std::int32_t>(k % 7), static_cast<std::int32_t>(k)};
     const std::size_t top = std::vector<std::size_t>{0, 1, 3, 10, 500}[trial % 5];
-    const std::size_t first_target =
-        trial % 3 == 0 ? std::uniform_int_distribution<std::size_t>(0, targets + 2)(random) : 0;
+    // All against all leaves out the query's own index (in or past the row).
+    const std::size_t skip =
+        trial % 3 == 0 ? std::uniform_int_distribution<std::size_t>(0, targets + 2)(random)
+                       : kNoSkip;
 
     std::vector<std::uint64_t> offsets{0};
     std::uniform_int_distribution<std::uint64_t> length(0, 30);
@@ -46,11 +48,10 @@ TEST_CASE("hits merged part by part equal the whole row's, ties in target order"
 
     std::vector<ScoredTarget> kept;
     for (const TargetRange& part : parts)
-      keep_top_of_part(std::span(row).subspan(part.begin, part.size()), part, first_target, top,
-                       kept);
-    const std::vector<ScoredTarget> expected = whole_row_top(row, first_target, top);
+      keep_top_of_part(std::span(row).subspan(part.begin, part.size()), part, skip, top, kept);
+    const std::vector<ScoredTarget> expected = whole_row_top(row, skip, top);
     INFO("trial " << trial << ", " << targets << " targets in " << parts.size() << " parts, top "
-                  << top << ", from " << first_target);
+                  << top << ", skip " << skip);
     REQUIRE(kept.size() == expected.size());
     for (std::size_t k = 0; k < kept.size(); ++k) {
       CHECK(kept[k].target == expected[k].target);
