@@ -92,7 +92,8 @@ identity_jobs=(
 )
 
 make_identity_inputs() {
-  gzip -dc "$bd/hs37chrXtrunc.fa.gz" >"$work/chrx.fa" || return 1
+  # chrX for bwt's job (missing from bundle/data: that job fails, the others run).
+  gzip -dc "$bd/hs37chrXtrunc.fa.gz" >"$work/chrx.fa" 2>/dev/null || rm -f "$work/chrx.fa"
   gzip -dc "$bd/mmseqs_QUERY.fasta.gz" | awk -v n="${ID_QUERIES:-2000}" '/^>/ { if (++k > n) exit } { print }' >"$work/Q.fa"
   awk '/^>/ { if (++k > 200) exit } { print }' "$work/Q.fa" >"$work/Q200.fa"
   "$sim" --trim-pairs "${ID_PAIRS:-1000000}" 150 20261126 "$work/r1.fq" "$work/r2.fq" || return 1
@@ -196,23 +197,26 @@ make_scaling_inputs() {
             >"$work/EP.fa" ;;
       bwt)
         [ -s "$work/genome$bwt_mbp.fa" ] || python3 - "$work/genome$bwt_mbp.fa" "$bwt_mbp" <<'PY' || return 1
+import random
 import sys
-import numpy as np
 fa, mbp = sys.argv[1], float(sys.argv[2])
-rng = np.random.default_rng(20261126)
+rng = random.Random(20261126)
 n = int(mbp * 1e6)
-seq = np.frombuffer(b"ACGT", dtype=np.uint8)[rng.integers(0, 4, size=n, dtype=np.uint8)]
+codes = bytes(b"ACGT"[k & 3] for k in range(256))
+seq = bytearray()
+for at in range(0, n, 1 << 26):  # randbytes takes at most 2^28 bytes a call
+    seq += rng.randbytes(min(1 << 26, n - at)).translate(codes)
 for _ in range(max(1, n // 30_000_000)):  # a 10 kb segment copied to three other places
-    src = int(rng.integers(0, n - 10000))
+    src = rng.randrange(n - 10000)
     for _ in range(3):
-        dst = int(rng.integers(0, n - 10000))
+        dst = rng.randrange(n - 10000)
         seq[dst:dst + 10000] = seq[src:src + 10000]
 records = 8
 bounds = [n * r // records for r in range(records + 1)]
 with open(fa, "wb") as out:
     for r in range(records):
         out.write(b">sim%d\n" % (r + 1))
-        out.write(seq[bounds[r]:bounds[r + 1]].tobytes())
+        out.write(seq[bounds[r]:bounds[r + 1]])
         out.write(b"\n")
 PY
         ;;
@@ -297,9 +301,9 @@ run_scaling() {
             cmp -s "$dir/out.$f" "$dir/bwa.$f" || bwa_verdict="DIFFERENT (.$f)"
           done
         fi
-        [ "$bwa_verdict" = identical ] || verdict="bwa index: $bwa_verdict"
+        if [ "$bwa_verdict" = identical ]; then verdict="reference, = bwa index"; else verdict="bwa index: $bwa_verdict"; fi
       fi
-      case $verdict in identical | reference) ;; *) failures=$((failures + 1)) ;; esac
+      case $verdict in identical | reference*) ;; *) failures=$((failures + 1)) ;; esac
       local median="-" list="-" speedup="-" eff="-"
       if [ "${#times[@]}" -gt 0 ]; then
         median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] / 1000 }')

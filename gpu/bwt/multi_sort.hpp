@@ -26,6 +26,10 @@ namespace seqfuse::gpu::bwt {
 class DeviceText {
  public:
   DeviceText(const PackedCodes& text, unsigned host_threads);
+  // A copy of `source` (on `source_device`, which the current device can
+  // reach: reach()) made device to device: NVLink or PCIe peer traffic, no
+  // host memory (the host's staged copies serve one device a process).
+  DeviceText(const DeviceText& source, int source_device);
   [[nodiscard]] const std::uint8_t* codes() const { return codes_.as<std::uint8_t>(); }
   [[nodiscard]] std::uint64_t size() const { return n_; }
 
@@ -33,6 +37,10 @@ class DeviceText {
   DeviceBuffer codes_;
   std::uint64_t n_ = 0;
 };
+
+// Whether the one-pass sort takes a text of n codes on the current device
+// (as sort_suffixes chooses it): the multi-device sort is for the others.
+[[nodiscard]] bool one_pass_fits(std::uint64_t n);
 
 // Suffixes per bin (kBins of them) of a text on the current device.
 [[nodiscard]] std::vector<std::uint64_t> count_bucket_bins(const DeviceText& text);

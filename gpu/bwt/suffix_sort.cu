@@ -16,6 +16,13 @@
 #include "gpu/runtime.hpp"
 #include "gpu/trace.hpp"
 
+// Device to device copies, for the multi-device sort's texts (only here).
+#if SEQFUSE_VENDOR_HIP
+#define bwtMemcpyPeerAsync hipMemcpyPeerAsync
+#else
+#define bwtMemcpyPeerAsync cudaMemcpyPeerAsync
+#endif
+
 namespace seqfuse::gpu::bwt {
 
 namespace {
@@ -135,6 +142,19 @@ DeviceText::DeviceText(const PackedCodes& text, unsigned host_threads)
       packed.as<std::uint8_t>(), text.length, text.both_strands, codes_.as<std::uint8_t>());
   GPU_CHECK_LAUNCH();
   stream.synchronize();  // before `packed` is freed
+}
+
+DeviceText::DeviceText(const DeviceText& source, int source_device)
+    : codes_(std::max<std::uint64_t>(source.n_, 1)), n_(source.n_) {
+  if (n_ == 0) return;
+  Stream stream;
+  GPU_CHECK(bwtMemcpyPeerAsync(codes_.data(), current_device(), source.codes_.data(), source_device,
+                               n_, static_cast<gpuStream_t>(stream.native())));
+  stream.synchronize();
+}
+
+bool one_pass_fits(std::uint64_t n) {
+  return n + 1 < (std::uint64_t{1} << 32) && one_pass_device_bytes(n) <= free_device_memory();
 }
 
 }  // namespace seqfuse::gpu::bwt

@@ -1,8 +1,8 @@
 // sort_on_devices: the steps, each on the thread of the device it uses.
 //   1. home (the first device): the text unpacked, its bins counted, the
 //      rank array (8 bytes a suffix) allocated;
-//   2. every other device, on a thread each: the text unpacked there and
-//      home made reachable; then each device's bucket capacity with its
+//   2. every other device, on a thread each: home made reachable and the
+//      text copied from there (device to device); then each device's bucket capacity with its
 //      workers' share of its free memory, the smallest one for all;
 //   3. the split (bucket_split.hpp), then one thread a worker sorting its
 //      buckets largest first, ranks written into home's array, tied
@@ -86,7 +86,7 @@ void sort_on_devices(const gpu::bwt::PackedCodes& text, const gpu::bwt::SortOutp
   run_device_workers(places.devices, [&](std::stop_token, std::size_t p, int) {
     if (p > 0) {
       gb::reach(home);
-      texts[p] = std::make_unique<gb::DeviceText>(text, out.host_threads);
+      texts[p] = std::make_unique<gb::DeviceText>(*texts[0], home);
     }
     capacities[p] = gb::bucket_capacity_here(places.workers[p]);
   });
