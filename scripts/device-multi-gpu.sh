@@ -22,10 +22,12 @@
 #   (default 100000) proteins embedded by a random ESM-2 650M-shaped
 #   checkpoint (scripts/make-random-esm.py t33) in
 #   bf16; TRIM_PAIRS (default 4000000) simulated pairs; bwt on a simulated
-#   genome of BWT_MBP Mbp (default 400: random bases, 10 kb repeats planted,
-#   both strands indexed, 0.8 G suffixes; one GPU sorts it in one pass,
-#   several share its buckets), its files also compared with `bwa index`'s
-#   when BWT_BWA=1 (bwa in bundle/peers/bin; minutes at this size).
+#   genome of BWT_MBP Mbp (default 3100, human-sized: random bases, 10 kb
+#   repeats planted, both strands indexed, 6.2 G suffixes, sorted in buckets
+#   that the GPUs share; a genome the one-pass sort takes on one GPU, up to
+#   about 1 Gbp on an H100 and 2 Gbp on an H200, is sorted there whatever
+#   the list: BWT_MBP=400 shows that the list costs nothing), its files also compared with `bwa index`'s when
+#   BWT_BWA=1 (bwa in bundle/peers/bin; an hour at 3.1 Gbp, minutes at 400).
 #   The identity jobs include bwt on E. coli against `bwa index` (gpu:0 and
 #   every list give bwa's five files).
 #   Writes $OUT/multi-gpu-scaling.md.
@@ -321,7 +323,7 @@ run_scaling() {
 }
 
 workloads=${WORKLOADS:-align kmer embed bwt trim}
-bwt_mbp=${BWT_MBP:-$([ "$dry" = 1 ] && echo 2 || echo 400)}
+bwt_mbp=${BWT_MBP:-$([ "$dry" = 1 ] && echo 2 || echo 3100)}
 status=0
 case $mode in
   identity) run_identity || status=1 ;;

@@ -17,6 +17,7 @@
 #include "gpu/bwt/multi_sort.hpp"
 #include "gpu/bwt/suffix_sort.hpp"
 #include "gpu/runtime.hpp"
+#include "gpu/trace.hpp"
 
 namespace seqfuse::bwt {
 namespace {
@@ -40,10 +41,10 @@ class GpuBwtEngine final : public BwtEngine {
     gpu::prepare_staged_copies();
   }
 
-  // "gpu:0", or "gpu:0,1" for several workers.
+  // "gpu:0", or "gpu:0,1" once several workers have shared the sort.
   [[nodiscard]] std::string name() const override {
     std::string name = "gpu:";
-    for (std::size_t w = 0; w < devices_.size(); ++w)
+    for (std::size_t w = 0; w < (shared_ ? devices_.size() : 1); ++w)
       name += (w > 0 ? "," : "") + std::to_string(devices_[w]);
     return name;
   }
@@ -85,10 +86,13 @@ class GpuBwtEngine final : public BwtEngine {
     // one pass than in buckets on several (400 Mbp on two H200s: 1.62 s
     // against 1.81 s, whole runs). A forced bucket size shares them anyway.
     if (devices_.size() > 1 && text.length() > 0 &&
-        (plan.bucket_suffixes != 0 || !gpu::bwt::one_pass_fits(text.length())))
+        (plan.bucket_suffixes != 0 || !gpu::bwt::one_pass_fits(text.length()))) {
       sort_on_devices(packed, out, devices_, plan.bucket_suffixes);
-    else
+      shared_ = true;
+    } else {
+      if (devices_.size() > 1) gpu::trace("bwt: the text fits one pass on " + name() + " alone");
       require_gpu_success(gpu::bwt::sort_suffixes(packed, out, plan), "GPU suffix sort");
+    }
     sorted.primary = sentinel_row(sorted.bwt);
     return sorted;
   }
@@ -96,6 +100,7 @@ class GpuBwtEngine final : public BwtEngine {
  private:
   std::vector<int> devices_;  // one entry a worker; the first holds the ranks
   int index_;
+  bool shared_ = false;  // whether the last sort ran on every worker
 };
 
 }  // namespace
