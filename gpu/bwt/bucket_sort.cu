@@ -26,7 +26,9 @@
 // row and 8 a sample back (6.2 GB + 1.6 GB for a human genome's two strands
 // at interval 32: 0.3 s at 25 GB/s).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "gpu/bwt/bucket_keys.hpp"
 #include "gpu/bwt/group_kernels.cuh"
 #include "gpu/bwt/launch.cuh"
+#include "gpu/bwt/multi_sort.hpp"
 #include "gpu/bwt/row_output.cuh"
 #include "gpu/bwt/sort_paths.hpp"
 #include "gpu/bwt/tied_doubling.hpp"
@@ -41,6 +44,17 @@
 #include "gpu/primitives/device_sort.cuh"
 #include "gpu/runtime.hpp"
 #include "gpu/trace.hpp"
+
+// Peer access, for the multi-device sort's rank writes (only here).
+#if SEQFUSE_VENDOR_HIP
+#define bwtDeviceCanAccessPeer hipDeviceCanAccessPeer
+#define bwtDeviceEnablePeerAccess hipDeviceEnablePeerAccess
+#define bwtErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
+#else
+#define bwtDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define bwtDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#define bwtErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
+#endif
 
 namespace seqfuse::gpu::bwt {
 namespace {
@@ -250,9 +264,12 @@ class BucketSorter {
     GPU_CHECK_LAUNCH();
     const std::uint64_t kept = flags_set(tied, tied_before, count, stream_);
     if (kept == 0) return;
-    copy_to_host(tied_list.entries.get() + tied_list.count, entries, kept * 8, stream_);
+    // Workers on several devices append to one list: each claims a block
+    // (a bucket's groups stay together; the list's order of groups does not
+    // matter to the doubling, bucket_keys.hpp).
+    const std::uint64_t at = std::atomic_ref<std::uint64_t>(tied_list.count).fetch_add(kept);
+    copy_to_host(tied_list.entries.get() + at, entries, kept * 8, stream_);
     stream_.synchronize();
-    tied_list.count += kept;
   }
 
   // The bucket's positions and their first windows, in text order.
@@ -348,6 +365,26 @@ std::uint64_t bucketed_min_device_bytes(std::uint64_t n) {
   return n + 8 * (n + 1) + kBins * 8 + kReserve + (std::uint64_t{1} << 20) * kBytesPerBucketSuffix;
 }
 
+namespace {
+
+// The end of both bucketed sorts, once every bucket has written its ranks:
+// the doubling over the tied suffixes, then the rows out in slices of what
+// a bucket took (a forced capacity makes them small, so tests cover several
+// slices).
+void finish_ranks(std::uint64_t* rank, std::uint64_t n, const std::uint8_t* codes,
+                  const SortOutput& out, TiedList& tied, std::uint64_t capacity, bool forced,
+                  Stream& stream) {
+  const int rounds = refine_tied(rank, n, tied, kBucketDepth, capacity, stream);
+  trace("bwt gpu: every suffix ranked (" + std::to_string(rounds) + " doubling rounds)");
+  const std::uint64_t free = free_device_memory();
+  const std::uint64_t budget =
+      forced ? capacity * kBytesPerBucketSuffix : (free > kReserve ? free - kReserve : 0);
+  output_ranked_rows(rank, n, codes, out, budget, stream);
+  trace("bwt gpu: rows copied out");
+}
+
+}  // namespace
+
 void sort_in_buckets(const std::uint8_t* codes, std::uint64_t n, const SortOutput& out,
                      std::uint64_t capacity, Stream& stream) {
   const std::vector<std::uint64_t> bins = count_bins(codes, n, stream);
@@ -377,15 +414,62 @@ void sort_in_buckets(const std::uint8_t* codes, std::uint64_t n, const SortOutpu
             " window rounds, " + std::to_string(tied.count) + " suffixes tied so far)");
     }
   }
-  const int rounds = refine_tied(rank, n, tied, kBucketDepth, capacity, stream);
-  trace("bwt gpu: every suffix ranked (" + std::to_string(rounds) + " doubling rounds)");
-  // The rows in slices of what a bucket took (a forced capacity makes them
-  // small, so tests cover several slices).
+  finish_ranks(rank, n, codes, out, tied, capacity, forced, stream);
+}
+
+// ---- the pieces the multi-device sort puts together (multi_sort.hpp) -------
+
+std::vector<std::uint64_t> count_bucket_bins(const DeviceText& text) {
+  Stream stream;
+  return count_bins(text.codes(), text.size(), stream);
+}
+
+std::uint64_t bucket_capacity_here(std::size_t workers) {
   const std::uint64_t free = free_device_memory();
-  const std::uint64_t budget =
-      forced ? capacity * kBytesPerBucketSuffix : (free > kReserve ? free - kReserve : 0);
-  output_ranked_rows(rank, n, codes, out, budget, stream);
-  trace("bwt gpu: rows copied out");
+  const std::uint64_t per_worker =
+      free > kReserve ? (free - kReserve) / std::max<std::size_t>(workers, 1) : 0;
+  return std::min(per_worker / kBytesPerBucketSuffix, kMaxBucket);
+}
+
+bool can_reach(int device, int home) {
+  if (device == home) return true;
+  int can = 0;
+  GPU_CHECK(bwtDeviceCanAccessPeer(&can, device, home));
+  return can != 0;
+}
+
+void reach(int home) {
+  if (current_device() == home) return;
+  const gpuError_t status = bwtDeviceEnablePeerAccess(home, 0);
+  if (status == bwtErrorPeerAccessAlreadyEnabled) {
+    (void)gpuGetLastError();  // not an error: another worker on this device enabled it
+    return;
+  }
+  GPU_CHECK(status);
+}
+
+struct BucketWorker::Impl {
+  Impl(const DeviceText& text, std::uint64_t capacity)
+      : sorter(text.codes(), text.size(), capacity, stream) {}
+  Stream stream;  // before the sorter, which keeps a reference
+  BucketSorter sorter;
+};
+
+BucketWorker::BucketWorker(const DeviceText& text, std::uint64_t capacity)
+    : impl_(std::make_unique<Impl>(text, capacity)) {}
+BucketWorker::~BucketWorker() = default;
+
+int BucketWorker::sort(const Bucket& bucket, std::uint64_t* rank, TiedList& tied) {
+  const int rounds = impl_->sorter.sort(bucket, rank, tied);
+  impl_->stream.synchronize();  // its ranks are in home's array before the doubling reads them
+  return rounds;
+}
+
+void finish_bucket_ranks(std::uint64_t* rank, const DeviceText& text, TiedList& tied,
+                         std::uint64_t capacity, bool forced, const SortOutput& out) {
+  Stream stream;
+  finish_ranks(rank, text.size(), text.codes(), out, tied, std::min(capacity, kMaxBucket), forced,
+               stream);
 }
 
 }  // namespace seqfuse::gpu::bwt

@@ -2,16 +2,26 @@
 
 // The checked entry point of gpu/bwt: validates the request and picks the
 // one-pass sort when it fits the device, the bucketed one otherwise.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "gpu/bwt/launch.cuh"
+#include "gpu/bwt/multi_sort.hpp"
 #include "gpu/bwt/sort_paths.hpp"
 #include "gpu/bwt/suffix_sort.hpp"
 #include "gpu/error.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/trace.hpp"
+
+// Device to device copies, for the multi-device sort's texts (only here).
+#if SEQFUSE_VENDOR_HIP
+#define bwtMemcpyPeerAsync hipMemcpyPeerAsync
+#else
+#define bwtMemcpyPeerAsync cudaMemcpyPeerAsync
+#endif
 
 namespace seqfuse::gpu::bwt {
 
@@ -114,6 +124,37 @@ Status sort_suffixes(const PackedCodes& text, const SortOutput& out, const SortP
   trace("bwt gpu: text unpacked on the device");
   sort_on_device(device_text.as<std::uint8_t>(), n, out, plan, stream);
   return Status::kSuccess;
+}
+
+DeviceText::DeviceText(const PackedCodes& text, unsigned host_threads)
+    : n_((text.both_strands ? 2 : 1) * text.length) {
+  const std::uint64_t packed_bytes = (text.length + 3) / 4;
+  if (text.bytes.size() < packed_bytes)
+    throw Error("suffix sort: " + std::to_string(text.bytes.size()) + " packed bytes for " +
+                std::to_string(text.length) + " codes");
+  codes_ = DeviceBuffer(std::max<std::uint64_t>(n_, 1));
+  if (text.length == 0) return;
+  Stream stream;
+  DeviceBuffer packed(packed_bytes);
+  copy_from_pageable_host(packed.data(), text.bytes.data(), packed_bytes, stream, host_threads);
+  unpack_kernel<<<blocks_for(text.length), kThreads, 0,
+                  static_cast<gpuStream_t>(stream.native())>>>(
+      packed.as<std::uint8_t>(), text.length, text.both_strands, codes_.as<std::uint8_t>());
+  GPU_CHECK_LAUNCH();
+  stream.synchronize();  // before `packed` is freed
+}
+
+DeviceText::DeviceText(const DeviceText& source, int source_device)
+    : codes_(std::max<std::uint64_t>(source.n_, 1)), n_(source.n_) {
+  if (n_ == 0) return;
+  Stream stream;
+  GPU_CHECK(bwtMemcpyPeerAsync(codes_.data(), current_device(), source.codes_.data(), source_device,
+                               n_, static_cast<gpuStream_t>(stream.native())));
+  stream.synchronize();
+}
+
+bool one_pass_fits(std::uint64_t n) {
+  return n + 1 < (std::uint64_t{1} << 32) && one_pass_device_bytes(n) <= free_device_memory();
 }
 
 }  // namespace seqfuse::gpu::bwt

@@ -44,13 +44,14 @@ std::uint64_t peak_host_bytes(const BwtEngine& engine, IndexFormat format,
   return bytes;
 }
 
-// The one place an engine is chosen: the GPU's when a device was chosen and
-// it can take the text; otherwise the CPU's, with a warning under
+// The one place an engine is chosen: the GPU's (on every worker of the
+// device list) when a device was chosen and the first can take the text; otherwise the CPU's, with
+// a warning under
 // --device auto and an error under --device gpu.
 std::unique_ptr<BwtEngine> choose_engine(const DeviceChoice& device, const BwtOptions& options,
                                          std::uint64_t text_length, Reporter& report) {
   if (!device.gpu) return make_cpu_bwt_engine();
-  std::unique_ptr<BwtEngine> gpu = make_gpu_bwt_engine(device.first());
+  std::unique_ptr<BwtEngine> gpu = make_gpu_bwt_engine(device.devices);
   const std::string refusal = gpu->cannot_sort(text_length);
   if (refusal.empty()) return gpu;
   if (options.gpu_required) throw Error("--device gpu: " + refusal);
@@ -97,11 +98,15 @@ BwtStats run_bwt(const BwtOptions& options, Reporter& report) {
   DeviceChoice device = device_choice.get();
   trace("bwt: device chosen");
   if (device.workers() > 1) {
-    // The bucket sort ranks every suffix into one device-wide array, so it
-    // is not split yet (issue 22): the list's first GPU sorts, and says so.
-    report.warn("bwt sorts on one GPU: --device " + device.name() + " uses gpu:" +
-                std::to_string(device.first()) + " alone");
-    device = DeviceChoice::one(device.first());
+    // Several workers share the buckets, their ranks written into the first
+    // device's memory: a device that cannot reach it leaves the sort to the
+    // first device (the same files, on one GPU).
+    const std::string refusal = gpu_bwt_devices_refusal(device.devices);
+    if (!refusal.empty()) {
+      report.warn(refusal + ": --device " + device.name() +
+                  " sorts on gpu:" + std::to_string(device.first()) + " alone");
+      device = DeviceChoice::one(device.first());
+    }
   }
   facts.phase("read");
 

@@ -43,8 +43,13 @@ class BwtEngine {
 };
 
 [[nodiscard]] std::unique_ptr<BwtEngine> make_cpu_bwt_engine();
-// The GPU engine on device `index` (gpu_engine.cpp); throws in a build
-// without a GPU backend (gpu_absent.cpp).
-[[nodiscard]] std::unique_ptr<BwtEngine> make_gpu_bwt_engine(int index);
+// The GPU engine with one worker a device entry (gpu_engine.cpp; repeats
+// allowed: gpu:0,0 runs two workers on GPU 0): one entry sorts as before,
+// several share the buckets (gpu_multi_sort.hpp). Throws in a build without
+// a GPU backend (gpu_absent.cpp).
+[[nodiscard]] std::unique_ptr<BwtEngine> make_gpu_bwt_engine(const std::vector<int>& devices);
+// Why these devices cannot share one sort (a device that cannot write into
+// the first one's memory); empty when they can.
+[[nodiscard]] std::string gpu_bwt_devices_refusal(const std::vector<int>& devices);
 
 }  // namespace seqfuse::bwt

@@ -5,7 +5,11 @@
 
 namespace seqfuse::bwt {
 
-std::unique_ptr<BwtEngine> make_gpu_bwt_engine(int) {
+std::unique_ptr<BwtEngine> make_gpu_bwt_engine(const std::vector<int>&) {
+  no_gpu_backend();
+}
+
+std::string gpu_bwt_devices_refusal(const std::vector<int>&) {
   no_gpu_backend();
 }
 
