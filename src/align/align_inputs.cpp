@@ -162,14 +162,19 @@ bool looks_like_dna(const io::SequenceBatch& batch, unsigned threads) {
   return !other.load() && !bases.empty() && acgtn.load() * 2 >= seen.load();
 }
 
-bool inputs_are_dna(const io::SequenceBatch& query, const std::string& query_path,
-                    const io::SequenceBatch* target, const std::string& target_path,
-                    unsigned threads) {
-  const bool query_dna = looks_like_dna(query, threads);
+std::optional<bool> target_is_dna(const io::SequenceBatch* target, unsigned threads) {
   // An empty input (a scatter chunk) says nothing: the other one decides.
-  if (target == nullptr || target->bases.empty()) return query_dna;
-  const bool target_dna = looks_like_dna(*target, threads);
-  if (query.bases.empty()) return target_dna;
+  if (target == nullptr || target->bases.empty()) return std::nullopt;
+  return looks_like_dna(*target, threads);
+}
+
+bool inputs_are_dna(const io::SequenceBatch& query, const std::string& query_path,
+                    std::optional<bool> target_dna_or_none, const std::string& target_path,
+                    unsigned threads) {
+  if (query.bases.empty() && target_dna_or_none) return *target_dna_or_none;
+  const bool query_dna = looks_like_dna(query, threads);
+  if (!target_dna_or_none) return query_dna;
+  const bool target_dna = *target_dna_or_none;
   if (query_dna != target_dna) {
     const auto name = [](const std::string& path) {
       return path == "-" ? std::string("stdin") : path;
@@ -227,8 +232,10 @@ AlignInputs read_align_inputs(const AlignOptions& config, unsigned threads) {
   const bool dna =
       config.alphabet == "dna" ||
       (config.alphabet == "auto" && config.matrix.empty() && !config.match && !config.mismatch &&
-       inputs_are_dna(query_batch, config.query, two_files ? &target_batch : nullptr, config.target,
-                      threads)) ||
+       inputs_are_dna(query_batch, config.query,
+                      target_db ? std::optional<bool>(target_db->db->info().dna)
+                                : target_is_dna(two_files ? &target_batch : nullptr, threads),
+                      config.target, threads)) ||
       (config.alphabet == "auto" && (config.match || config.mismatch));
   auto scheme = std::make_unique<const ScoringScheme>(make_scheme(config, dna));
   trace("align: inputs read");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "align/align_options.hpp"
 #include "align/scoring.hpp"
@@ -39,12 +40,16 @@ struct AlignInputs {
 // judged by 64 pieces of 1 MB spread over them.
 [[nodiscard]] bool looks_like_dna(const io::SequenceBatch& batch, unsigned threads);
 
-// --alphabet auto: whether QUERY and TARGET (null: all against all) are DNA
-// by looks_like_dna, each judged alone; an empty one leaves it to the other.
-// Throws seqfuse::Error naming both files when one looks like DNA and the
-// other like protein.
+// What TARGET says about its alphabet for --alphabet auto: nothing (all
+// against all, or an empty file), or DNA or not (looks_like_dna of its
+// letters; a search database's stored flag).
+[[nodiscard]] std::optional<bool> target_is_dna(const io::SequenceBatch* target, unsigned threads);
+
+// --alphabet auto: whether QUERY and TARGET are DNA, each judged alone; an
+// empty one leaves it to the other. Throws seqfuse::Error naming both files
+// when one looks like DNA and the other like protein.
 [[nodiscard]] bool inputs_are_dna(const io::SequenceBatch& query, const std::string& query_path,
-                                  const io::SequenceBatch* target, const std::string& target_path,
+                                  std::optional<bool> target_dna, const std::string& target_path,
                                   unsigned threads);
 
 // The scheme the options ask for: --matrix, else BLOSUM62 11/1 for protein
