@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "gpu/nn/nn_math.hpp"
+#include "models/cpu_batch.hpp"
 #include "models/cpu_blocks.hpp"
 #include "models/cpu_kernels.hpp"
 #include "models/pooling.hpp"
@@ -43,23 +44,9 @@ std::size_t CpuBertEngine::row_chunk(std::size_t rows) const noexcept {
 
 void CpuBertEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
                           const Readout& readout, std::span<Embedding> out) {
-  if (out.size() != sequences.size())
-    throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
-                std::to_string(sequences.size()) + " sequences");
   const int num_layers = model_.config.num_layers;
-  for (int layer : readout.layers)
-    if (layer < 0 || layer > num_layers)
-      throw Error("internal: hidden state " + std::to_string(layer) + " of a " +
-                  std::to_string(num_layers) + "-layer model");
-  offsets_.assign(1, 0);
-  std::size_t longest = 0;
-  for (const auto& tokens : sequences) {
-    if (tokens.size() < 2)
-      throw Error("internal: a sequence of " + std::to_string(tokens.size()) +
-                  " tokens; the engine takes [CLS] ... [SEP]");
-    offsets_.push_back(offsets_.back() + tokens.size());
-    longest = std::max(longest, tokens.size());
-  }
+  const std::size_t longest =
+      start_cpu_batch(sequences, readout, num_layers, hidden_, "[CLS] ... [SEP]", offsets_, out);
   reserve(longest, 0);  // checks the position table
   tokens_ = offsets_.back();
   hidden_states_.resize(tokens_ * hidden_);
@@ -67,17 +54,14 @@ void CpuBertEngine::embed(std::span<const std::span<const std::int32_t>> sequenc
   qkv_.resize(tokens_ * 3 * hidden_);
   context_.resize(tokens_ * hidden_);
   intermediate_.resize(tokens_ * intermediate_size_);
-  for (std::size_t s = 0; s < sequences.size(); ++s) {
-    out[s].rows = pooled_rows(readout.pooling, sequences[s].size());
-    out[s].values.assign(readout.layers.size() * out[s].rows * hidden_, 0.0f);
-  }
 
   embed_tokens(sequences);
-  capture(sequences, readout, 0, out);
+  capture_hidden_state(sequences, offsets_, hidden_, hidden_states_.data(), readout, 0, out);
   for (int layer = 0; layer < num_layers; ++layer) {
     attention(static_cast<std::size_t>(layer));
     finish_layer(static_cast<std::size_t>(layer));
-    capture(sequences, readout, layer + 1, out);
+    capture_hidden_state(sequences, offsets_, hidden_, hidden_states_.data(), readout, layer + 1,
+                         out);
   }
 }
 
@@ -181,19 +165,6 @@ void CpuBertEngine::finish_layer(std::size_t layer) {
                    hidden_, sum, hidden_);
         layer_norm_rows(sum, rows, hidden_, w.output_norm_weight, w.output_norm_bias, eps, x);
       });
-}
-
-void CpuBertEngine::capture(std::span<const std::span<const std::int32_t>> sequences,
-                            const Readout& readout, int hidden_state,
-                            std::span<Embedding> out) const {
-  for (std::size_t slot = 0; slot < readout.layers.size(); ++slot) {
-    if (readout.layers[slot] != hidden_state) continue;
-    for (std::size_t s = 0; s < sequences.size(); ++s) {
-      float* dst = out[s].values.data() + slot * out[s].rows * hidden_;
-      pool_hidden_states(readout.pooling, hidden_states_.data() + offsets_[s] * hidden_,
-                         sequences[s].size(), hidden_, dst);
-    }
-  }
 }
 
 }  // namespace seqfuse::models

@@ -40,8 +40,6 @@ class CpuBertEngine final : public EmbeddingEngine {
   void attend(std::size_t first_token, std::size_t tokens, std::size_t head,
               AttentionScratch& scratch);
   void finish_layer(std::size_t layer);
-  void capture(std::span<const std::span<const std::int32_t>> sequences, const Readout& readout,
-               int hidden_state, std::span<Embedding> out) const;
   [[nodiscard]] std::size_t row_chunk(std::size_t rows) const noexcept;
 
   const BertModel& model_;

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "gpu/nn/nn_math.hpp"
+#include "models/cpu_batch.hpp"
 #include "models/cpu_blocks.hpp"
 #include "models/cpu_kernels.hpp"
 #include "models/pooling.hpp"
@@ -68,23 +69,9 @@ std::size_t CpuEsmEngine::row_chunk(std::size_t rows) const noexcept {
 
 void CpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
                          const Readout& readout, std::span<Embedding> out) {
-  if (out.size() != sequences.size())
-    throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
-                std::to_string(sequences.size()) + " sequences");
   const int num_layers = model_.config.num_layers;
-  for (int layer : readout.layers)
-    if (layer < 0 || layer > num_layers)
-      throw Error("internal: hidden state " + std::to_string(layer) + " of a " +
-                  std::to_string(num_layers) + "-layer model");
-  offsets_.assign(1, 0);
-  std::size_t longest = 0;
-  for (const auto& tokens : sequences) {
-    if (tokens.size() < 2)
-      throw Error("internal: a sequence of " + std::to_string(tokens.size()) +
-                  " tokens; the engine takes <cls> ... <eos>");
-    offsets_.push_back(offsets_.back() + tokens.size());
-    longest = std::max(longest, tokens.size());
-  }
+  const std::size_t longest =
+      start_cpu_batch(sequences, readout, num_layers, hidden_, "<cls> ... <eos>", offsets_, out);
   tokens_ = offsets_.back();
   grow_rotary_tables(longest);
   residual_.resize(tokens_ * hidden_);
@@ -92,19 +79,15 @@ void CpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequence
   qkv_.resize(tokens_ * 3 * hidden_);
   context_.resize(tokens_ * hidden_);
   intermediate_.resize(tokens_ * intermediate_size_);
-  for (std::size_t s = 0; s < sequences.size(); ++s) {
-    out[s].rows = pooled_rows(readout.pooling, sequences[s].size());
-    out[s].values.assign(readout.layers.size() * out[s].rows * hidden_, 0.0f);
-  }
 
   embed_tokens(sequences);
   for (int layer = 0; layer < num_layers; ++layer) {
-    capture(sequences, residual_.data(), readout, layer, out);
+    capture_hidden_state(sequences, offsets_, hidden_, residual_.data(), readout, layer, out);
     attention_block(static_cast<std::size_t>(layer));
     feed_forward_block(static_cast<std::size_t>(layer));
   }
   final_norm();
-  capture(sequences, normed_.data(), readout, num_layers, out);
+  capture_hidden_state(sequences, offsets_, hidden_, normed_.data(), readout, num_layers, out);
 }
 
 void CpuEsmEngine::embed_tokens(std::span<const std::span<const std::int32_t>> sequences) {
@@ -231,19 +214,6 @@ void CpuEsmEngine::final_norm() {
                                     model_.final_norm_weight, model_.final_norm_bias, eps,
                                     normed_.data() + begin * hidden_);
                   });
-}
-
-void CpuEsmEngine::capture(std::span<const std::span<const std::int32_t>> sequences,
-                           const float* states, const Readout& readout, int hidden_state,
-                           std::span<Embedding> out) const {
-  for (std::size_t slot = 0; slot < readout.layers.size(); ++slot) {
-    if (readout.layers[slot] != hidden_state) continue;
-    for (std::size_t s = 0; s < sequences.size(); ++s) {
-      float* dst = out[s].values.data() + slot * out[s].rows * hidden_;
-      pool_hidden_states(readout.pooling, states + offsets_[s] * hidden_, sequences[s].size(),
-                         hidden_, dst);
-    }
-  }
 }
 
 }  // namespace seqfuse::models

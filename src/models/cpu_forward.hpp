@@ -46,8 +46,6 @@ class CpuEsmEngine final : public EmbeddingEngine {
               AttentionScratch& scratch);
   void feed_forward_block(std::size_t layer);
   void final_norm();
-  void capture(std::span<const std::span<const std::int32_t>> sequences, const float* states,
-               const Readout& readout, int hidden_state, std::span<Embedding> out) const;
   // Rows per parallel chunk for row-local work over `rows` tokens.
   [[nodiscard]] std::size_t row_chunk(std::size_t rows) const noexcept;
 
