@@ -2,14 +2,12 @@
 
 #include <fcntl.h>
 #include <isa-l/crc64.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cerrno>
 #include <cstring>
 #include <vector>
 
@@ -203,51 +201,15 @@ void reseal_search_db(std::span<std::uint8_t> image) noexcept {
   put<std::uint64_t>(h + kHeaderCrcAt, crc64(0, h, kHeaderCrcAt));
 }
 
-SearchDb::SearchDb(const std::string& path, unsigned threads) : path_(path) {
-  map_file();
-  try {
-    parse_header(threads);
-  } catch (...) {
-    unmap();
-    throw;
-  }
+SearchDb::SearchDb(const std::string& path, unsigned threads)
+    : path_(path), file_(path, "search database") {
+  parse_header(threads);
 }
 
-SearchDb::~SearchDb() {
-  unmap();
-}
-
-void SearchDb::unmap() noexcept {
-  guard_.reset();
-  if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
-  map_ = nullptr;
-}
+SearchDb::~SearchDb() = default;
 
 void SearchDb::fail(const std::string& what) {
   throw Error("'" + path_ + "' " + what);
-}
-
-void SearchDb::map_file() {
-  const int fd = open_regular_file(path_, "search database");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw Error("cannot read '" + path_ + "': " + std::strerror(err));
-  }
-  map_bytes_ = static_cast<std::size_t>(st.st_size);
-  if (map_bytes_ > 0) {
-    void* map = ::mmap(nullptr, map_bytes_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-      const int err = errno;
-      ::close(fd);
-      throw Error("cannot read '" + path_ + "': " + std::strerror(err));
-    }
-    map_ = static_cast<const char*>(map);
-    // A file truncated while mapped: one line, not a bare SIGBUS.
-    guard_ = std::make_unique<MappedInputGuard>(map_, map_bytes_, path_);
-  }
-  ::close(fd);
 }
 
 void SearchDb::parse_header(unsigned threads) {

@@ -26,7 +26,7 @@
 #include <string_view>
 
 #include "align/scoring.hpp"
-#include "core/mapped_input.hpp"
+#include "core/regular_file.hpp"
 #include "io/batch.hpp"
 
 namespace seqfuse {
@@ -93,15 +93,13 @@ class SearchDb {
   void check_scheme(const ScoringScheme& scheme) const;
 
  private:
-  void map_file();
   void parse_header(unsigned threads);
-  void unmap() noexcept;
   [[noreturn]] void fail(const std::string& what);
 
   std::string path_;
-  const char* map_ = nullptr;
-  std::size_t map_bytes_ = 0;
-  std::unique_ptr<MappedInputGuard> guard_;
+  MappedRegularFile file_;
+  const char* map_ = file_.data();
+  std::size_t map_bytes_ = file_.size();
   SearchDbInfo info_;
   std::span<const std::uint64_t> offsets_;
   std::span<const std::uint32_t> name_offsets_;

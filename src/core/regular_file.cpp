@@ -1,13 +1,16 @@
 #include "core/regular_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "core/error.hpp"
+#include "core/mapped_input.hpp"
 
 namespace seqfuse {
 namespace {
@@ -67,6 +70,49 @@ std::string read_regular_file(const std::string& path, std::string_view what) {
   }
   ::close(fd);
   return text;
+}
+
+MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view what) {
+  const int fd = open_regular_file(path, what);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw Error("cannot read '" + path + "': " + std::strerror(err));
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > 0) {
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      throw Error("cannot map '" + path + "': " + std::strerror(err));
+    }
+    data_ = static_cast<const char*>(map);
+    size_ = size;
+    try {
+      guard_ = std::make_unique<MappedInputGuard>(data_, size_, path);
+    } catch (...) {
+      ::munmap(map, size_);
+      ::close(fd);
+      throw;
+    }
+  }
+  ::close(fd);  // the mapping stays valid
+}
+
+MappedRegularFile::~MappedRegularFile() {
+  guard_.reset();  // unregistered before the pages go
+  if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
+}
+
+MappedRegularFile::MappedRegularFile(MappedRegularFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      guard_(std::move(other.guard_)) {}
+
+void MappedRegularFile::advise(int advice) const noexcept {
+  if (data_ != nullptr) (void)::madvise(const_cast<char*>(data_), size_, advice);
 }
 
 }  // namespace seqfuse

@@ -5,6 +5,8 @@
 // one clear line.
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -19,5 +21,34 @@ namespace seqfuse {
 // The whole contents of the regular file `path`, with the same errors (and
 // "cannot read <what> 'PATH': <reason>" for a read error).
 [[nodiscard]] std::string read_regular_file(const std::string& path, std::string_view what);
+
+class MappedInputGuard;
+
+// A regular file mapped read-only for as long as this lives, guarded
+// (mapped_input.hpp: a file truncated meanwhile ends the run with one line,
+// not a bare SIGBUS). An empty file maps to nothing: data() null, size() 0.
+// The one way k-mer databases, search databases and model files are mapped.
+class MappedRegularFile {
+ public:
+  // Opens `path` as open_regular_file does (same errors); "cannot read
+  // 'PATH': <reason>" or "cannot map 'PATH': <reason>" after that.
+  MappedRegularFile(const std::string& path, std::string_view what);
+  ~MappedRegularFile();
+  MappedRegularFile(MappedRegularFile&& other) noexcept;
+  MappedRegularFile& operator=(MappedRegularFile&&) = delete;
+  MappedRegularFile(const MappedRegularFile&) = delete;
+  MappedRegularFile& operator=(const MappedRegularFile&) = delete;
+
+  [[nodiscard]] const char* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  // madvise(2) over the whole mapping (MADV_SEQUENTIAL before a scan,
+  // MADV_RANDOM for lookups); a hint, never fails.
+  void advise(int advice) const noexcept;
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::unique_ptr<MappedInputGuard> guard_;
+};
 
 }  // namespace seqfuse

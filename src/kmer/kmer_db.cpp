@@ -2,11 +2,8 @@
 
 #include <isa-l/crc64.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -102,37 +99,21 @@ void KmerDbWriter::finish(std::uint64_t total_kmers, std::uint64_t distinct_kmer
   out_.write(footer, sizeof footer);
 }
 
-KmerDb::KmerDb(const std::string& path) : path_(path) {
-  const std::string quoted = "'" + path + "'";
+namespace {
+
+// The database file, mapped (after the checks a path needs first).
+MappedRegularFile map_database(const std::string& path) {
   if (path == "-")
     throw UsageError("a k-mer database is read from a file, not from standard input");
   register_input(path);
-  const int fd = open_regular_file(path, "k-mer database");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw Error("cannot read " + quoted + ": " + std::strerror(err));
-  }
-  map_bytes_ = static_cast<std::size_t>(st.st_size);
-  if (map_bytes_ > 0) {
-    void* map = ::mmap(nullptr, map_bytes_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-      const int err = errno;
-      ::close(fd);
-      throw Error("cannot read " + quoted + ": " + std::strerror(err));
-    }
-    map_ = static_cast<const char*>(map);
-    guard_ = std::make_unique<MappedInputGuard>(map_, map_bytes_, path);
-  }
-  ::close(fd);
+  return MappedRegularFile(path, "k-mer database");
+}
 
-  // From here on the destructor does not run: unmap by hand on errors.
-  const auto fail = [&](const std::string& what) {
-    if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
-    map_ = nullptr;
-    throw Error(quoted + " " + what);
-  };
+}  // namespace
+
+KmerDb::KmerDb(const std::string& path) : path_(path), file_(map_database(path)) {
+  const std::string quoted = "'" + path + "'";
+  const auto fail = [&](const std::string& what) { throw Error(quoted + " " + what); };
   const std::size_t magic_bytes = std::min(map_bytes_, sizeof kKmerDbMagic);
   if (magic_bytes < sizeof kKmerDbMagic || std::memcmp(map_, kKmerDbMagic, magic_bytes) != 0)
     fail("is not a seqfuse k-mer database");
@@ -172,15 +153,9 @@ KmerDb::KmerDb(const std::string& path) : path_(path) {
     fail("is truncated or damaged: " + std::to_string(body) +
          " bytes of records, the footer says " + std::to_string(info_.records) + " records of " +
          std::to_string(record_bytes));
-  if (map_) ::madvise(const_cast<char*>(map_), map_bytes_, MADV_SEQUENTIAL);
-  try {
-    verify(quoted);
-  } catch (...) {
-    if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
-    map_ = nullptr;
-    throw;
-  }
-  if (map_) ::madvise(const_cast<char*>(map_), map_bytes_, MADV_RANDOM);
+  file_.advise(MADV_SEQUENTIAL);
+  verify(quoted);
+  file_.advise(MADV_RANDOM);
 }
 
 void KmerDb::verify(const std::string& quoted) const {
@@ -217,10 +192,7 @@ void KmerDb::verify(const std::string& quoted) const {
     throw Error(quoted + " is damaged (checksum mismatch)");
 }
 
-KmerDb::~KmerDb() {
-  guard_.reset();
-  if (map_) ::munmap(const_cast<char*>(map_), map_bytes_);
-}
+KmerDb::~KmerDb() = default;
 
 void KmerDb::for_each_block(const std::function<void(const RecordBlock&)>& consume) const {
   const int w = info_.words_per_kmer();

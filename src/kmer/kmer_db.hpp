@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/mapped_input.hpp"
 #include "core/output_file.hpp"
+#include "core/regular_file.hpp"
 #include "kmer/record_block.hpp"
 
 namespace seqfuse::kmer {
@@ -106,9 +106,9 @@ class KmerDb {
 
   std::string path_;
   KmerDbInfo info_;
-  const char* map_ = nullptr;
-  std::size_t map_bytes_ = 0;
-  std::unique_ptr<MappedInputGuard> guard_;  // a shrinking file: one error line
+  MappedRegularFile file_;
+  const char* map_ = file_.data();
+  std::size_t map_bytes_ = file_.size();
 };
 
 }  // namespace seqfuse::kmer

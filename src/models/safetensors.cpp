@@ -1,18 +1,11 @@
 #include "models/safetensors.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/mapped_input.hpp"
 #include "core/output_file.hpp"
 #include "core/regular_file.hpp"
 #include "models/float16.hpp"
@@ -66,51 +59,33 @@ std::string TensorInfo::describe() const {
   return text + "]";
 }
 
-SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
-  register_input(path_);
-  const int fd = open_regular_file(path_, "model file");  // a FIFO must not block
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::close(fd);
-    throw Error("cannot read " + in_quotes(path_) + ": " + reason);
-  }
-  map_size_ = static_cast<std::size_t>(st.st_size);
-  if (map_size_ > 0) {
-    void* p = ::mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      throw Error("cannot map " + in_quotes(path_) + ": " + reason);
-    }
-    map_ = static_cast<const std::byte*>(p);
-    guard_ = std::make_unique<MappedInputGuard>(map_, map_size_, path_);
-  }
-  ::close(fd);  // the mapping stays valid
-  try {
-    const std::span<const std::byte> whole(map_, map_size_);
-    if (looks_like_zip(whole)) {  // pytorch_model.bin: offsets into the whole file
-      data_begin_ = 0;
-      tensors_ = torch_checkpoint_tensors(whole, in_quotes(path_));
-    } else {
-      parse_header();
-    }
-  } catch (...) {
-    if (map_) ::munmap(const_cast<std::byte*>(map_), map_size_);
-    throw;
+namespace {
+
+MappedRegularFile map_model_file(const std::string& path) {
+  register_input(path);
+  return MappedRegularFile(path, "model file");  // a FIFO must not block
+}
+
+}  // namespace
+
+SafetensorsFile::SafetensorsFile(std::string path)
+    : path_(std::move(path)), file_(map_model_file(path_)) {
+  const std::span<const std::byte> whole(map_, map_size_);
+  if (looks_like_zip(whole)) {  // pytorch_model.bin: offsets into the whole file
+    data_begin_ = 0;
+    tensors_ = torch_checkpoint_tensors(whole, in_quotes(path_));
+  } else {
+    parse_header();
   }
 }
 
-SafetensorsFile::~SafetensorsFile() {
-  guard_.reset();
-  if (map_) ::munmap(const_cast<std::byte*>(map_), map_size_);
-}
+SafetensorsFile::~SafetensorsFile() = default;
 
 SafetensorsFile::SafetensorsFile(SafetensorsFile&& other) noexcept
     : path_(std::move(other.path_)),
+      file_(std::move(other.file_)),
       map_(std::exchange(other.map_, nullptr)),
       map_size_(std::exchange(other.map_size_, 0)),
-      guard_(std::move(other.guard_)),
       data_begin_(other.data_begin_),
       tensors_(std::move(other.tensors_)),
       metadata_(std::move(other.metadata_)) {}

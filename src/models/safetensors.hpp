@@ -20,9 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace seqfuse {
-class MappedInputGuard;
-}
+#include "core/regular_file.hpp"
 
 namespace seqfuse::models {
 
@@ -68,10 +66,10 @@ class SafetensorsFile {
   void parse_header();
 
   std::string path_;
-  const std::byte* map_ = nullptr;
-  std::size_t map_size_ = 0;
-  std::unique_ptr<MappedInputGuard> guard_;  // a shrinking file: one error line
-  std::uint64_t data_begin_ = 0;             // file offset of the data area
+  MappedRegularFile file_;
+  const std::byte* map_ = reinterpret_cast<const std::byte*>(file_.data());
+  std::size_t map_size_ = file_.size();
+  std::uint64_t data_begin_ = 0;  // file offset of the data area
   std::vector<TensorInfo> tensors_;
   std::map<std::string, std::string> metadata_;
 };

@@ -90,9 +90,10 @@ void check_same(const AlignOptions& o, const TempDir& dir, const std::filesystem
 }
 
 std::string refusal(const std::filesystem::path& db, const std::filesystem::path& query,
-                    const TempDir& dir) {
+                    const TempDir& dir, const std::string& alphabet = "auto") {
   AlignOptions o;
   o.query = query.string();
+  o.alphabet = alphabet;
   std::filesystem::remove(dir.file("refused.out"));
   try {
     (void)search(o, db, dir.file("refused.out"));
@@ -207,7 +208,13 @@ TEST_CASE("a damaged or foreign search database is refused naming it", "[align][
   }
   SECTION("another alphabet than the search's") {
     write_text(dir.file("dna_q.fa"), ">d\nACGTACGTTTGA\n");
-    const std::string what = refusal(db, dir.file("dna_q.fa"), dir);
+    // auto: the query's letters against the database's stored alphabet.
+    const std::string mixed = refusal(db, dir.file("dna_q.fa"), dir);
+    CHECK(mixed.find("--alphabet auto: QUERY '") == 0);
+    CHECK(mixed.find("' looks like DNA but TARGET '" + db.string() + "' like protein") !=
+          std::string::npos);
+    // Forced: the database's letters against the scheme's.
+    const std::string what = refusal(db, dir.file("dna_q.fa"), dir, "dna");
     CHECK(what.find("TARGET '" + db.string() + "' was built for the letters of blosum62") == 0);
   }
   SECTION("as QUERY") {
