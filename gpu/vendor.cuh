@@ -49,6 +49,10 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuEventDisableTiming hipEventDisableTiming
 #define gpuStreamWaitEvent hipStreamWaitEvent
 #define gpuSetDeviceFlags hipSetDeviceFlags
+#define gpuDeviceCanAccessPeer hipDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess hipDeviceEnablePeerAccess
+#define gpuErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
+#define gpuMemcpyPeerAsync hipMemcpyPeerAsync
 #define gpuDeviceScheduleAuto hipDeviceScheduleAuto
 #define gpuDeviceScheduleSpin hipDeviceScheduleSpin
 #define gpuDeviceScheduleYield hipDeviceScheduleYield
@@ -98,6 +102,10 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuEventDisableTiming cudaEventDisableTiming
 #define gpuStreamWaitEvent cudaStreamWaitEvent
 #define gpuSetDeviceFlags cudaSetDeviceFlags
+#define gpuDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#define gpuErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
+#define gpuMemcpyPeerAsync cudaMemcpyPeerAsync
 #define gpuDeviceScheduleAuto cudaDeviceScheduleAuto
 #define gpuDeviceScheduleSpin cudaDeviceScheduleSpin
 #define gpuDeviceScheduleYield cudaDeviceScheduleYield

@@ -45,17 +45,6 @@
 #include "gpu/runtime.hpp"
 #include "gpu/trace.hpp"
 
-// Peer access, for the multi-device sort's rank writes (only here).
-#if SEQFUSE_VENDOR_HIP
-#define bwtDeviceCanAccessPeer hipDeviceCanAccessPeer
-#define bwtDeviceEnablePeerAccess hipDeviceEnablePeerAccess
-#define bwtErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
-#else
-#define bwtDeviceCanAccessPeer cudaDeviceCanAccessPeer
-#define bwtDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
-#define bwtErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
-#endif
-
 namespace seqfuse::gpu::bwt {
 namespace {
 
@@ -434,14 +423,14 @@ std::uint64_t bucket_capacity_here(std::size_t workers) {
 bool can_reach(int device, int home) {
   if (device == home) return true;
   int can = 0;
-  GPU_CHECK(bwtDeviceCanAccessPeer(&can, device, home));
+  GPU_CHECK(gpuDeviceCanAccessPeer(&can, device, home));
   return can != 0;
 }
 
 void reach(int home) {
   if (current_device() == home) return;
-  const gpuError_t status = bwtDeviceEnablePeerAccess(home, 0);
-  if (status == bwtErrorPeerAccessAlreadyEnabled) {
+  const gpuError_t status = gpuDeviceEnablePeerAccess(home, 0);
+  if (status == gpuErrorPeerAccessAlreadyEnabled) {
     (void)gpuGetLastError();  // not an error: another worker on this device enabled it
     return;
   }

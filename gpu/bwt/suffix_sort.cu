@@ -16,13 +16,6 @@
 #include "gpu/runtime.hpp"
 #include "gpu/trace.hpp"
 
-// Device to device copies, for the multi-device sort's texts (only here).
-#if SEQFUSE_VENDOR_HIP
-#define bwtMemcpyPeerAsync hipMemcpyPeerAsync
-#else
-#define bwtMemcpyPeerAsync cudaMemcpyPeerAsync
-#endif
-
 namespace seqfuse::gpu::bwt {
 
 namespace {
@@ -148,7 +141,7 @@ DeviceText::DeviceText(const DeviceText& source, int source_device)
     : codes_(std::max<std::uint64_t>(source.n_, 1)), n_(source.n_) {
   if (n_ == 0) return;
   Stream stream;
-  GPU_CHECK(bwtMemcpyPeerAsync(codes_.data(), current_device(), source.codes_.data(), source_device,
+  GPU_CHECK(gpuMemcpyPeerAsync(codes_.data(), current_device(), source.codes_.data(), source_device,
                                n_, static_cast<gpuStream_t>(stream.native())));
   stream.synchronize();
 }
