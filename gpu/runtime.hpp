@@ -106,9 +106,14 @@ class DevicePool {
 
 // An ordered queue of device work. Non-blocking with respect to the legacy
 // default stream.
+// High: the device starts this stream's waiting blocks before those of
+// normal streams, so short work (uploading the next part of a search) runs
+// between the blocks of a long kernel instead of after it.
+enum class StreamPriority { normal, high };
+
 class Stream {
  public:
-  Stream();
+  explicit Stream(StreamPriority priority = StreamPriority::normal);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;

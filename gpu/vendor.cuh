@@ -41,6 +41,8 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
 #define gpuStreamCreateWithFlags hipStreamCreateWithFlags
+#define gpuStreamCreateWithPriority hipStreamCreateWithPriority
+#define gpuDeviceGetStreamPriorityRange hipDeviceGetStreamPriorityRange
 #define gpuStreamNonBlocking hipStreamNonBlocking
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
@@ -94,6 +96,8 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamCreateWithPriority cudaStreamCreateWithPriority
+#define gpuDeviceGetStreamPriorityRange cudaDeviceGetStreamPriorityRange
 #define gpuStreamNonBlocking cudaStreamNonBlocking
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamSynchronize cudaStreamSynchronize

@@ -25,8 +25,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 bundle="$repo/bundle"
 build_dir="$repo/build-bundle"
 with_data=0 do_build=1
-programs=(seqfuse seqfuse_tests seqfuse-io-bench seqfuse-simulate-reads)
-optional_programs=(seqfuse-io-bench seqfuse-simulate-reads)  # benchmarks only
+programs=(seqfuse seqfuse_tests seqfuse-io-bench seqfuse-simulate-reads seqfuse-dp-pipes)
+optional_programs=(seqfuse-io-bench seqfuse-simulate-reads seqfuse-dp-pipes)  # benchmarks only
 peer_tools=(parasail_aligner jellyfish kmc kmc_tools fastp bwa hyperfine)
 warn_mib=50 max_mib=60
 

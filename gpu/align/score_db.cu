@@ -19,12 +19,12 @@
 #include <numeric>
 #include <utility>
 
-#include "gpu/trace.hpp"
 #include "gpu/align/device_max_plus.cuh"
 #include "gpu/align/score_db.hpp"
 #include "gpu/align/search16_dp.hpp"
 #include "gpu/align/search32_dp.hpp"
 #include "gpu/align/search_table.cuh"
+#include "gpu/trace.hpp"
 
 namespace seqfuse::gpu {
 namespace {
@@ -119,16 +119,13 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   // both kernels; the 16-bit kernel takes slots 2k and 2k + 1 per thread).
   search16::TargetLayout layout = search16::plan_target_layout(offsets);
   interleaved_bytes_ = layout.interleaved;
-  long_slots_ = long_slot_count(layout.slot_len);
-  long_interleaved_ =
-      long_slots_ < count ? layout.slot_base[long_slots_] : layout.interleaved;  // a group start
-  slot_len_ = upload(layout.slot_len.data(), layout.slot_len.size(), stream_);
-  slot_base_ = upload(layout.slot_base.data(), layout.slot_base.size(), stream_);
+  slot_len_ = upload(layout.slot_len.data(), layout.slot_len.size(), build_stream_);
+  slot_base_ = upload(layout.slot_base.data(), layout.slot_base.size(), build_stream_);
   codes_ = DeviceBuffer(layout.interleaved);
-  fill_device(codes_.data(), search16::kPadCode, layout.interleaved, stream_);
+  fill_device(codes_.data(), search16::kPadCode, layout.interleaved, build_stream_);
   interleave(codes, offsets, layout);
   order_ = std::move(layout.order);
-  stream_.synchronize();  // the host vectors die here
+  build_stream_.synchronize();  // the host vectors die here
 }
 
 // The letters to the device in steps of kStagingBytes (whole targets), each
@@ -140,8 +137,8 @@ void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
   if (count == 0 || layout.interleaved == 0) return;
   std::vector<std::uint64_t> dest(count);  // by target: its slot's base
   for (std::size_t s = 0; s < count; ++s) dest[layout.order[s]] = layout.slot_base[s];
-  const DeviceBuffer d_offsets = upload(offsets.data(), count + 1, stream_);
-  const DeviceBuffer d_dest = upload(dest.data(), count, stream_);
+  const DeviceBuffer d_offsets = upload(offsets.data(), count + 1, build_stream_);
+  const DeviceBuffer d_dest = upload(dest.data(), count, build_stream_);
   std::uint64_t longest = 0;
   for (std::uint32_t len : layout.slot_len) longest = std::max<std::uint64_t>(longest, len);
   const std::uint64_t staging_bytes = std::max(kStagingBytes, longest);
@@ -154,16 +151,17 @@ void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
     const std::size_t last = static_cast<std::size_t>(end - offsets.begin()) - 1;
     const std::uint64_t bytes = offsets[last] - offsets[first];
     // In stream order: this copy waits for the previous step's kernel.
-    if (bytes > 0) copy_to_device(staging.data(), codes.data() + offsets[first], bytes, stream_);
+    if (bytes > 0)
+      copy_to_device(staging.data(), codes.data() + offsets[first], bytes, build_stream_);
     interleave_targets_kernel<<<static_cast<unsigned>(last - first), 128, 0,
-                                static_cast<gpuStream_t>(stream_.native())>>>(
+                                static_cast<gpuStream_t>(build_stream_.native())>>>(
         staging.as<const std::uint8_t>(), offsets[first], d_offsets.as<const std::uint64_t>(),
         d_dest.as<const std::uint64_t>(), static_cast<std::uint32_t>(first),
         codes_.as<std::uint8_t>());
     GPU_CHECK_LAUNCH();
     first = last;
   }
-  stream_.synchronize();  // the staging buffer and pageable sources go away
+  build_stream_.synchronize();  // the staging buffer and pageable sources go away
 }
 
 // The longest targets, which the wavefront kernel scores (one warp per pair,
@@ -175,17 +173,21 @@ void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
 // launch). The long slots: longer than 4x the mean, at most 1 % of the
 // slots, rounded up to whole pairs of groups (so the 16-bit part starts on a
 // group and a thread's two slots share it).
-std::uint32_t DeviceTargetSet::long_slot_count(std::span<const std::uint32_t> slot_len) {
-  if (slot_len.empty()) return 0;
-  std::uint64_t residues = 0;
-  for (std::uint32_t len : slot_len) residues += len;
-  const std::uint64_t limit = 4 * residues / slot_len.size();
-  const std::size_t cap = slot_len.size() / 100;
-  std::size_t count = 0;
-  while (count < cap && slot_len[count] > limit) ++count;  // sorted longest first
-  if (count == 0) return 0;
+DeviceTargetSet::LongSplit DeviceTargetSet::long_split(std::uint32_t factor) const {
+  const std::size_t count = size();
+  if (count == 0 || factor == 0) return {};
+  const std::uint64_t limit = std::uint64_t{factor} * residues_ / count;
+  const std::size_t cap = count / 100;
+  std::size_t n = 0;
+  while (n < cap && lengths_[order_[n]] > limit) ++n;  // slots are sorted longest first
+  if (n == 0) return {};
   const std::size_t unit = 2 * kSlotGroup;
-  return static_cast<std::uint32_t>(std::min(slot_len.size(), (count + unit - 1) / unit * unit));
+  n = std::min(count, (n + unit - 1) / unit * unit);
+  LongSplit split{static_cast<std::uint32_t>(n), 0};
+  // A group's interleaved size is its first (longest) slot's length.
+  for (std::size_t g = 0; g < n; g += kSlotGroup)
+    split.interleaved += std::uint64_t{lengths_[order_[g]]} * kSlotGroup;
+  return split;
 }
 
 Status DeviceTargetSet::can_implement(const ScoreParams& params) {
@@ -235,7 +237,7 @@ Status DeviceTargetSet::upload_queries(const ScoreParams& params,
 
 Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
                               std::span<const std::uint64_t> query_offsets,
-                              std::span<PairScore> out) {
+                              std::span<PairScore> out, const HostLoop& loop) {
   const std::size_t queries = query_offsets.empty() ? 0 : query_offsets.size() - 1;
   if (out.size() != queries * size()) return Status::kInvalidSize;
   std::vector<std::uint32_t> all(queries);
@@ -249,11 +251,11 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   if (queries == 0 || size() == 0) return Status::kSuccess;
 
   if (!params.narrow_lanes || !search16::params_fit(search16::make_params16(params))) {
-    score_wide(params, uploaded, out);
+    score_wide(params, uploaded, out, loop);
     return Status::kSuccess;
   }
   std::vector<std::uint32_t> rerun;
-  score_narrow(params, uploaded, out, rerun);
+  score_narrow(params, uploaded, out, rerun, loop);
   if (rerun.empty()) return Status::kSuccess;
 
   // The queries of flagged pairs, whole rows at 32 bits: flagged pairs are
@@ -265,7 +267,7 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   if (const Status s = upload_queries(params, query_codes, query_offsets, std::move(rerun), subset);
       s != Status::kSuccess)
     return s;
-  score_wide(params, subset, out);
+  score_wide(params, subset, out, loop);
   return Status::kSuccess;
 }
 
@@ -298,16 +300,25 @@ QueryBatch DeviceTargetSet::query_batch(const QueryUpload& queries, std::uint32_
 // queries first ..) to out[rows[query] * size() + order_[slot]].
 void DeviceTargetSet::scatter(std::span<const PairScore> by_slot, const QueryUpload& queries,
                               std::uint32_t first, std::uint32_t count, std::uint32_t first_slot,
-                              std::uint32_t slots, std::span<PairScore> out) const {
-  for (std::uint32_t q = 0; q < count; ++q) {
-    const std::size_t row = queries.rows[first + q];
-    for (std::uint32_t s = 0; s < slots; ++s)
-      out[row * size() + order_[first_slot + s]] = by_slot[std::size_t{q} * slots + s];
-  }
+                              std::uint32_t slots, std::span<PairScore> out,
+                              const HostLoop& loop) const {
+  // Pieces of a row, so that few queries against millions of targets still
+  // spread over every worker (see search16::scatter16).
+  constexpr std::size_t kPiece = std::size_t{1} << 16;
+  const std::size_t pieces = (std::size_t{slots} + kPiece - 1) / kPiece;
+  loop(std::size_t{count} * pieces, 1, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::size_t q = k / pieces;
+      const std::size_t row = queries.rows[first + q];
+      const std::size_t s_end = std::min<std::size_t>(slots, (k % pieces + 1) * kPiece);
+      for (std::size_t s = (k % pieces) * kPiece; s < s_end; ++s)
+        out[row * size() + order_[first_slot + s]] = by_slot[q * slots + s];
+    }
+  });
 }
 
 void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& uploaded,
-                                 std::span<PairScore> out) {
+                                 std::span<PairScore> out, const HostLoop& loop) {
   const std::size_t queries = uploaded.rows.size();
   const auto slots = static_cast<std::uint32_t>(size());
   const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(EdgeHF);
@@ -334,46 +345,50 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
     // scores were copied out of the buffer it overwrites).
     const std::uint32_t done = count;
     if (first + per_launch < queries) count = launch(first + per_launch);
-    scatter(by_slot, uploaded, static_cast<std::uint32_t>(first), done, 0, slots, out);
+    scatter(by_slot, uploaded, static_cast<std::uint32_t>(first), done, 0, slots, out, loop);
     trace("align search: scores in place");
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));
 }
 
-// The 16-bit kernel over the slots past long_slots_ and, on a second stream
-// at the same time, the wavefront kernel over the long slots.
+// The 16-bit kernel over the slots past the long ones (long_split) and, on a
+// second stream at the same time, the wavefront kernel over the long slots.
 void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload& uploaded,
-                                   std::span<PairScore> out, std::vector<std::uint32_t>& rerun) {
+                                   std::span<PairScore> out, std::vector<std::uint32_t>& rerun,
+                                   const HostLoop& loop) {
   const std::size_t queries = uploaded.rows.size();
   const search16::Params16 p16 = search16::make_params16(params);
-  const auto narrow_slots = static_cast<std::uint32_t>(size() - long_slots_);
-  const std::uint64_t narrow_bytes = interleaved_bytes_ - long_interleaved_;
+  const LongSplit split = long_split(params.long_factor);
+  const std::uint32_t long_slots = split.slots;
+  const std::uint64_t long_interleaved = split.interleaved;
+  const auto narrow_slots = static_cast<std::uint32_t>(size() - long_slots);
+  const std::uint64_t narrow_bytes = interleaved_bytes_ - long_interleaved;
   const std::uint64_t narrow_edge_bytes = (narrow_bytes / 2) * sizeof(search16::Edge16);
-  const std::uint64_t long_edge_bytes = long_interleaved_ * sizeof(EdgeHF);
+  const std::uint64_t long_edge_bytes = long_interleaved * sizeof(EdgeHF);
   const std::uint32_t per_launch = queries_per_launch(narrow_edge_bytes + long_edge_bytes);
   DeviceBuffer edges = scratch_pool_.acquire(narrow_edge_bytes * per_launch);
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * narrow_slots * per_launch);
   DeviceBuffer long_edges, long_scores;
-  if (long_slots_ > 0) {
+  if (long_slots > 0) {
     long_edges = scratch_pool_.acquire(long_edge_bytes * per_launch);
-    long_scores = scratch_pool_.acquire(sizeof(PairScore) * long_slots_ * per_launch);
+    long_scores = scratch_pool_.acquire(sizeof(PairScore) * long_slots * per_launch);
   }
   std::vector<PairScore> by_slot(std::size_t{narrow_slots} * per_launch);
-  std::vector<PairScore> long_by_slot(std::size_t{long_slots_} * per_launch);
+  std::vector<PairScore> long_by_slot(std::size_t{long_slots} * per_launch);
   const search16::Targets16 view{codes_.as<std::uint8_t>(),
-                                 slot_len_.as<std::uint32_t>() + long_slots_,
-                                 slot_base_.as<std::uint64_t>() + long_slots_,
+                                 slot_len_.as<std::uint32_t>() + long_slots,
+                                 slot_base_.as<std::uint64_t>() + long_slots,
                                  narrow_slots,
                                  narrow_bytes,
-                                 long_interleaved_};
+                                 long_interleaved};
   // upload_queries synchronized stream_: long_stream_ may start at once.
   const auto launch = [&](std::size_t first) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     const QueryBatch batch = query_batch(uploaded, static_cast<std::uint32_t>(first));
-    if (long_slots_ > 0)
-      launch_score_db_long(params.local, targets_view(long_slots_, long_interleaved_), batch, count,
+    if (long_slots > 0)
+      launch_score_db_long(params.local, targets_view(long_slots, long_interleaved), batch, count,
                            uploaded.matrix.as<int>(), params.alphabet_size, params.gap_open,
                            params.gap_extend, long_edges.as<EdgeHF>(), long_scores.as<PairScore>(),
                            long_stream_.native());
@@ -388,8 +403,8 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     // Both kernels are queued before either copy: a copy to pageable memory
     // returns only when it is done, so copying the long slots' scores first
     // kept the 16-bit kernel from starting until the long kernel ended.
-    if (long_slots_ > 0)
-      copy_to_host(long_by_slot.data(), long_scores.data(), sizeof(PairScore) * long_slots_ * count,
+    if (long_slots > 0)
+      copy_to_host(long_by_slot.data(), long_scores.data(), sizeof(PairScore) * long_slots * count,
                    long_stream_);
     copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * narrow_slots * count, stream_);
     long_stream_.synchronize();
@@ -399,21 +414,23 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     // scores were copied out of the buffers it overwrites).
     const std::uint32_t done = count;
     if (first + per_launch < queries) count = launch(first + per_launch);
-    scatter(long_by_slot, uploaded, static_cast<std::uint32_t>(first), done, 0, long_slots_, out);
+    scatter(long_by_slot, uploaded, static_cast<std::uint32_t>(first), done, 0, long_slots, out,
+            loop);
     stats_.narrow_pairs += std::uint64_t{done} * narrow_slots;
     flagged_queries.clear();
     stats_.flagged_pairs += search16::scatter16(
         std::span<const PairScore>(by_slot.data(), std::size_t{done} * narrow_slots),
         static_cast<std::uint32_t>(first), done, narrow_slots, flagged_queries,
         [&](std::uint32_t q, std::uint32_t slot, const PairScore& r) {
-          out[std::size_t{uploaded.rows[q]} * size() + order_[long_slots_ + slot]] = r;
-        });
+          out[std::size_t{uploaded.rows[q]} * size() + order_[long_slots + slot]] = r;
+        },
+        loop);
     for (std::uint32_t q : flagged_queries) rerun.push_back(uploaded.rows[q]);
     trace("align search: scores in place");
   }
   scratch_pool_.release(std::move(edges));
   scratch_pool_.release(std::move(scores));
-  if (long_slots_ > 0) {
+  if (long_slots > 0) {
     scratch_pool_.release(std::move(long_edges));
     scratch_pool_.release(std::move(long_scores));
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/align/pair_score.hpp"
+#include "gpu/host_loop.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
 
@@ -33,6 +34,13 @@ struct ScoreParams {
   // that 16 bits cannot score exactly (and the longest targets at 32 bits
   // beside it). False: 32-bit only.
   bool narrow_lanes = true;
+  // With narrow_lanes: targets longer than this many times the mean length
+  // (at most 1 % of them) are scored one warp per pair beside the 16-bit
+  // kernel (score_db_long.cu), so that no thread of it sweeps a very long
+  // pair alone; 0: none are. 16: measured on an H100 (run 30,
+  // bench/results/2026-11-26-nvidia-h100-run30-align.md), 4 was 8-10 %
+  // slower on both the 2 G-residue and the 500 x 20,000 searches.
+  std::uint32_t long_factor = 16;
 };
 
 // What the last score() call did.
@@ -88,10 +96,11 @@ class DeviceTargetSet {
   // Scores every query against every target: out[q * size() + k]. Queries
   // are letter codes like the targets. Blocks until the scores are on the host.
   // 16-bit lanes first (score_db16.cu), then the 32-bit kernel for the
-  // queries of flagged pairs; last_stats() says how many.
+  // queries of flagged pairs; last_stats() says how many. The scores are
+  // put in place on the workers of `loop` while the next launch runs.
   [[nodiscard]] Status score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
-                             std::span<const std::uint64_t> query_offsets,
-                             std::span<PairScore> out);
+                             std::span<const std::uint64_t> query_offsets, std::span<PairScore> out,
+                             const HostLoop& loop = {});
 
   [[nodiscard]] const ScoreStats& last_stats() const noexcept { return stats_; }
 
@@ -103,7 +112,14 @@ class DeviceTargetSet {
                                       std::span<const std::uint8_t> query_codes,
                                       std::span<const std::uint64_t> query_offsets,
                                       std::vector<std::uint32_t> rows, QueryUpload& upload_out);
-  [[nodiscard]] static std::uint32_t long_slot_count(std::span<const std::uint32_t> slot_len);
+  // Slots [0, slots) (interleaved bytes [0, interleaved)) go to the long
+  // targets' kernel: longer than `factor` x the mean, at most 1 % of the
+  // slots, rounded up to whole pairs of groups.
+  struct LongSplit {
+    std::uint32_t slots = 0;
+    std::uint64_t interleaved = 0;
+  };
+  [[nodiscard]] LongSplit long_split(std::uint32_t factor) const;
   // Fills codes_ (allocated, padded) with the targets' letters in `layout`.
   void interleave(std::span<const std::uint8_t> codes, std::span<const std::uint64_t> offsets,
                   const search16::TargetLayout& layout);
@@ -112,22 +128,19 @@ class DeviceTargetSet {
   [[nodiscard]] static QueryBatch query_batch(const QueryUpload& queries, std::uint32_t first);
   void scatter(std::span<const PairScore> by_slot, const QueryUpload& queries, std::uint32_t first,
                std::uint32_t count, std::uint32_t first_slot, std::uint32_t slots,
-               std::span<PairScore> out) const;
+               std::span<PairScore> out, const HostLoop& loop) const;
   // The 32-bit kernel over every uploaded query and every slot.
-  void score_wide(const ScoreParams& params, const QueryUpload& queries, std::span<PairScore> out);
+  void score_wide(const ScoreParams& params, const QueryUpload& queries, std::span<PairScore> out,
+                  const HostLoop& loop);
   // The 16-bit kernel over every uploaded query (the long slots at 32 bits
   // beside it); appends the queries with flagged pairs to `rerun` (their out
   // rows are incomplete).
   void score_narrow(const ScoreParams& params, const QueryUpload& queries, std::span<PairScore> out,
-                    std::vector<std::uint32_t>& rerun);
+                    std::vector<std::uint32_t>& rerun, const HostLoop& loop);
 
   std::vector<std::uint32_t> lengths_;   // by original target index
   std::vector<std::uint32_t> order_;     // slot -> original index, longest first
   std::uint64_t interleaved_bytes_ = 0;  // sum over groups of group_len * kSlotGroup
-  // Slots [0, long_slots_) (interleaved bytes [0, long_interleaved_)) are
-  // scored at 32 bits beside the 16-bit kernel (long_slot_count).
-  std::uint32_t long_slots_ = 0;
-  std::uint64_t long_interleaved_ = 0;
   ScoreStats stats_;
   std::uint64_t residues_ = 0;
   DeviceBuffer codes_;      // interleaved: codes[group_base + j * kSlotGroup + lane], see
@@ -135,6 +148,10 @@ class DeviceTargetSet {
   DeviceBuffer slot_len_;   // per slot: length
   DeviceBuffer slot_base_;  // per slot: group_base (+ lane added on device)
   DevicePool scratch_pool_;
+  // The upload and interleaving (constructor) at high priority: the next
+  // part of a search is built while this device still scores the previous
+  // one, and its blocks then run between that kernel's instead of after it.
+  Stream build_stream_{StreamPriority::high};
   Stream stream_;
   Stream long_stream_;
 };

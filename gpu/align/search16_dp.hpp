@@ -28,14 +28,16 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <numeric>
 #include <span>
 #include <vector>
 
-#include "gpu/primitives/dpx.cuh"
 #include "gpu/align/score_db.hpp"
+#include "gpu/host_loop.hpp"
+#include "gpu/primitives/dpx.cuh"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define SF_S16_DEVICE_PASS 1
@@ -428,27 +430,42 @@ inline std::uint64_t edge_cells16(const TargetLayout& l) {
 }
 
 // One launch's scores (by_slot[q * slots + s], queries first .. first +
-// count - 1) handed to keep(first + q, s, score). Pairs flagged kRerun are
-// counted and their queries listed in `rerun` (each once, ascending); they
-// are left for the 32-bit rerun.
+// count - 1) handed to keep(first + q, s, score), on the workers of `loop`
+// (keep is called for distinct (q, s) at once: it must write distinct
+// places). Pairs flagged kRerun are counted and their queries listed in
+// `rerun` (each once, ascending); they are left for the 32-bit rerun.
 template <class Keep>
 std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t first,
                         std::uint32_t count, std::size_t slots, std::vector<std::uint32_t>& rerun,
-                        Keep&& keep) {
-  std::uint64_t flagged = 0;
-  for (std::uint32_t q = 0; q < count; ++q) {
-    std::uint64_t here = 0;
-    for (std::size_t s = 0; s < slots; ++s) {
-      const PairScore& r = by_slot[q * slots + s];
-      if (r.score == kRerun)
-        ++here;
-      else
-        keep(first + q, static_cast<std::uint32_t>(s), r);
+                        Keep&& keep, const HostLoop& loop = {}) {
+  // Pieces of a row, so that a launch of few queries against millions of
+  // targets (the big-database search: 7 x 1.2 M) still spreads over every
+  // worker: one thread took 0.2 s per launch there while the device idled.
+  constexpr std::size_t kPiece = std::size_t{1} << 16;
+  const std::size_t pieces = slots == 0 ? 0 : (slots + kPiece - 1) / kPiece;
+  std::vector<std::atomic<std::uint64_t>> flagged(count);
+  loop(std::size_t{count} * pieces, 1, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const auto q = static_cast<std::uint32_t>(k / pieces);
+      const std::size_t s_end = std::min(slots, (k % pieces + 1) * kPiece);
+      std::uint64_t here = 0;
+      for (std::size_t s = (k % pieces) * kPiece; s < s_end; ++s) {
+        const PairScore& r = by_slot[q * slots + s];
+        if (r.score == kRerun)
+          ++here;
+        else
+          keep(first + q, static_cast<std::uint32_t>(s), r);
+      }
+      if (here) flagged[q].fetch_add(here, std::memory_order_relaxed);
     }
+  });
+  std::uint64_t total = 0;
+  for (std::uint32_t q = 0; q < count; ++q) {
+    const std::uint64_t here = flagged[q].load(std::memory_order_relaxed);
     if (here) rerun.push_back(first + q);
-    flagged += here;
+    total += here;
   }
-  return flagged;
+  return total;
 }
 
 }  // namespace seqfuse::gpu::search16

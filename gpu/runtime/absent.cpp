@@ -51,7 +51,7 @@ std::pmr::memory_resource* pinned_resource() {
   return std::pmr::new_delete_resource();
 }
 
-Stream::Stream() {
+Stream::Stream(StreamPriority) {
   no_backend();
 }
 Stream::~Stream() = default;

@@ -78,9 +78,15 @@ std::pmr::memory_resource* pinned_resource() {
   return chosen;
 }
 
-Stream::Stream() {
+Stream::Stream(StreamPriority priority) {
   gpuStream_t s = nullptr;
-  GPU_CHECK(gpuStreamCreateWithFlags(&s, gpuStreamNonBlocking));
+  if (priority == StreamPriority::high) {
+    int least = 0, greatest = 0;  // numerically lower is higher priority
+    GPU_CHECK(gpuDeviceGetStreamPriorityRange(&least, &greatest));
+    GPU_CHECK(gpuStreamCreateWithPriority(&s, gpuStreamNonBlocking, greatest));
+  } else {
+    GPU_CHECK(gpuStreamCreateWithFlags(&s, gpuStreamNonBlocking));
+  }
   handle_ = s;
 }
 

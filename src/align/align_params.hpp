@@ -6,6 +6,9 @@
 //                                    side (scripts/device-align-lanes.sh)
 //   SEQFUSE_ALIGN_PART_RESIDUES=N    target residues per part of a GPU search
 //                                    (smaller than the set: the parts path)
+//   SEQFUSE_ALIGN_LONG=F             targets longer than F x the mean go to the
+//                                    one-warp-per-pair kernel (gpu::ScoreParams::
+//                                    long_factor; 0: none)
 #pragma once
 
 #include <algorithm>
@@ -18,6 +21,7 @@ namespace seqfuse::align {
 struct AlignTunables {
   bool narrow_lanes = true;         // try the 16-bit search kernel first
   std::uint64_t part_residues = 0;  // 0: sized from free device memory
+  std::uint32_t long_factor = 16;
 
   [[nodiscard]] static AlignTunables from_environment() {
     AlignTunables t;
@@ -25,6 +29,8 @@ struct AlignTunables {
       t.narrow_lanes = std::string_view(lanes) != "32";
     if (const char* residues = std::getenv("SEQFUSE_ALIGN_PART_RESIDUES"))
       t.part_residues = std::max<std::uint64_t>(1, std::strtoull(residues, nullptr, 10));
+    if (const char* factor = std::getenv("SEQFUSE_ALIGN_LONG"))
+      t.long_factor = static_cast<std::uint32_t>(std::strtoul(factor, nullptr, 10));
     return t;
   }
 };

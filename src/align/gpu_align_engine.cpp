@@ -212,7 +212,7 @@ double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
     for (std::size_t first = 0; first < query_count; first += chunk) {
       if (stopping && stopping()) return device_seconds;
       const std::size_t count = std::min(chunk, query_count - first);
-      scorer->score_all(queries, first, count, scores);
+      scorer->score_all(queries, first, count, scores, threads);
       keep_top_of_chunk(job, scores, part, first, count, std::span(kept).subspan(first, count),
                         threads);
     }
@@ -281,7 +281,7 @@ AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& 
   std::vector<AlignHit> hits;
   for (std::size_t first = 0; first < q.size(); first += chunk) {
     const std::size_t count = std::min(chunk, q.size() - first);
-    scorer.score_all(queries, first, count, scores);
+    scorer.score_all(queries, first, count, scores, job.threads);
     stats.pairs += std::uint64_t{count} * t.size();
     stats.cells += cells_of(q.subspan(first, count), t);
     kept.assign(count, {});

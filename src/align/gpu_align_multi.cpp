@@ -104,7 +104,7 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::size_t first = c * chunk;
     const std::size_t count = std::min(chunk, queries.size() - first);
-    scorer.score_all(queries, first, count, scores);
+    scorer.score_all(queries, first, count, scores, threads);
     kept.assign(count, {});
     keep_top_of_chunk(job, scores, range, first, count, kept, threads);
     kept_to_hits(kept, first, {}, range.begin, tracer.get(), hits);

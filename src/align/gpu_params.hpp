@@ -20,6 +20,7 @@ namespace seqfuse::align {
   // The search runs in 16-bit lanes (score_db16.cu) where the scoring
   // allows it, unless the tunables say otherwise (align_params.hpp).
   p.narrow_lanes = align_tunables().narrow_lanes;
+  p.long_factor = align_tunables().long_factor;
   return p;
 }
 

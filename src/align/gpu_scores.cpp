@@ -2,6 +2,7 @@
 
 #include "align/gpu_params.hpp"
 #include "core/gpu_status.hpp"
+#include "core/parallel.hpp"
 #include "core/report.hpp"
 
 namespace seqfuse::align {
@@ -26,7 +27,7 @@ GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedS
 GpuScorer::~GpuScorer() = default;
 
 void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
-                          std::vector<gpu::PairScore>& out) {
+                          std::vector<gpu::PairScore>& out, unsigned threads) {
   Stopwatch clock;
   trace("align search: scoring " + std::to_string(count) + " queries");
   const auto offsets = queries.offsets().subspan(first, count + 1);
@@ -35,7 +36,9 @@ void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, st
   std::vector<std::uint64_t> rebased(offsets.begin(), offsets.end());
   for (auto& o : rebased) o -= offsets.front();
   out.resize(count * state_->targets.size());
-  require_gpu_success(state_->targets.score(state_->params, codes, rebased, out), "GPU alignment");
+  require_gpu_success(
+      state_->targets.score(state_->params, codes, rebased, out, host_loop(threads)),
+      "GPU alignment");
   const gpu::ScoreStats& stats = state_->targets.last_stats();
   trace("align search: " + std::to_string(stats.pairs) + " pairs, " +
         std::to_string(stats.narrow_pairs) + " in 16-bit lanes, " +

@@ -29,8 +29,9 @@ class GpuScorer {
   // out[(q - first) * targets + t] for queries [first, first + count):
   // scores and end cells, kept compact (a search of 500 x 20,000 proteins
   // has 10 M of them; the caller makes AlignResults of the hits it keeps).
+  // The scores are put in place on `threads` host threads.
   void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
-                 std::vector<gpu::PairScore>& out);
+                 std::vector<gpu::PairScore>& out, unsigned threads);
 
   // Seconds spent inside score calls (upload, kernels, download).
   [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }

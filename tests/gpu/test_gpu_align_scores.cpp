@@ -30,11 +30,12 @@ using Flat = test::FlatCodes;
 // (the default) or the 32-bit kernel only.
 gpu::ScoreStats require_equal_to_reference(const ScoringScheme& scheme, AlignMode mode,
                                            const Flat& queries, const Flat& targets,
-                                           bool narrow = true) {
+                                           bool narrow = true, std::uint32_t long_factor = 4) {
   gpu::DeviceTargetSet set(targets.codes, targets.offsets);
   std::vector<gpu::PairScore> got(queries.size() * targets.size(), gpu::PairScore{-7777, -7, -7});
   gpu::ScoreParams params = seqfuse::align::gpu_score_params(scheme, mode);
   params.narrow_lanes = narrow;
+  params.long_factor = long_factor;
   REQUIRE(set.score(params, queries.codes, queries.offsets, got) == gpu::Status::kSuccess);
   const gpu::ScoreStats stats = set.last_stats();
   CHECK(stats.pairs == queries.size() * targets.size());
@@ -242,5 +243,9 @@ TEST_CASE("GPU 16-bit search: the longest targets run in the wavefront kernel be
     const gpu::ScoreStats stats = require_equal_to_reference(scheme, mode, queries, targets);
     CHECK(stats.narrow_pairs > 0);
     CHECK(stats.narrow_pairs == stats.pairs - 64 * queries.size());
+    // long_factor 0: every target in the 16-bit kernel, the long ones too.
+    const gpu::ScoreStats all16 =
+        require_equal_to_reference(scheme, mode, queries, targets, true, /*long_factor=*/0);
+    CHECK(all16.narrow_pairs == all16.pairs);
   }
 }

@@ -16,6 +16,7 @@
 
 #include "align/gpu_params.hpp"
 #include "align/reference.hpp"
+#include "core/parallel.hpp"
 #include "gpu/align/search16_dp.hpp"
 #include "test_align_support.hpp"
 
@@ -150,11 +151,12 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
       for (std::size_t s = 0; s < slots; ++s)
         if (by_slot[q * slots + s].score == s16::kRerun)
           e.flagged[(first + q) * slots + l.order[s]] = 1;
-    e.flagged_pairs +=
-        s16::scatter16(by_slot, first, count, slots, e.rerun_queries,
-                       [&](std::uint32_t q, std::uint32_t s, const gpu::PairScore& r) {
-                         e.out[q * slots + l.order[s]] = r;
-                       });
+    e.flagged_pairs += s16::scatter16(
+        by_slot, first, count, slots, e.rerun_queries,
+        [&](std::uint32_t q, std::uint32_t s, const gpu::PairScore& r) {
+          e.out[q * slots + l.order[s]] = r;
+        },
+        seqfuse::host_loop(3));  // the workers' path, as on the device
   }
   // The 32-bit rerun of whole rows (reference_score stands in for the kernel).
   for (const std::uint32_t q : e.rerun_queries)
