@@ -36,10 +36,6 @@ void CpuBertEngine::reserve(std::size_t longest_sequence_tokens, std::size_t bat
   intermediate_.reserve(batch_tokens * intermediate_size_);
 }
 
-std::size_t CpuBertEngine::row_chunk(std::size_t rows) const noexcept {
-  return std::max<std::size_t>((rows + threads_ - 1) / threads_, 16);
-}
-
 void CpuBertEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
                           const Readout& readout, std::span<Embedding> out) {
   const int num_layers = model_.config.num_layers;
@@ -80,7 +76,7 @@ void CpuBertEngine::embed_tokens(std::span<const std::span<const std::int32_t>> 
     }
   }
   const double eps = config.layer_norm_eps;
-  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
+  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
                   [&](unsigned, std::size_t begin, std::size_t end) {
                     layer_norm_rows(sum_.data() + begin * hidden_, end - begin, hidden_,
                                     model_.embedding_norm_weight, model_.embedding_norm_bias, eps,
@@ -90,7 +86,7 @@ void CpuBertEngine::embed_tokens(std::span<const std::span<const std::int32_t>> 
 
 void CpuBertEngine::attention(std::size_t layer) {
   const BertLayerWeights& w = model_.layers[layer];
-  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
+  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
                   [&](unsigned, std::size_t begin, std::size_t end) {
                     qkv_rows(w, hidden_states_.data() + begin * hidden_, end - begin, hidden_,
                              qkv_.data() + begin * 3 * hidden_);
@@ -106,7 +102,8 @@ void CpuBertEngine::finish_layer(std::size_t layer) {
   const double eps = model_.config.layer_norm_eps;
   // Row-local from the attention's dense to the layer's output.
   parallel_chunks(
-      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+      tokens_, row_chunk(tokens_, threads_), threads_,
+      [&](unsigned, std::size_t begin, std::size_t end) {
         const std::size_t rows = end - begin;
         float* x = hidden_states_.data() + begin * hidden_;
         float* sum = sum_.data() + begin * hidden_;

@@ -35,7 +35,6 @@ class CpuBertEngine final : public EmbeddingEngine {
   void embed_tokens(std::span<const std::span<const std::int32_t>> sequences);
   void attention(std::size_t layer);
   void finish_layer(std::size_t layer);
-  [[nodiscard]] std::size_t row_chunk(std::size_t rows) const noexcept;
 
   const BertModel& model_;
   unsigned threads_;

@@ -6,12 +6,20 @@
 // layer's attention over every (sequence, head) of a batch.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <span>
 #include <vector>
 
 namespace seqfuse::models {
+
+// Rows per parallel chunk for row-local work over `rows` tokens on `threads`
+// threads (at least 1): blocks of at least 16 rows keep each sgemm call
+// efficient.
+[[nodiscard]] inline std::size_t row_chunk(std::size_t rows, unsigned threads) noexcept {
+  return std::max<std::size_t>((rows + threads - 1) / threads, 16);
+}
 
 // Row-major out[rows x n] += in[rows x k] . weight[n x k]^T, one OpenBLAS call.
 void add_linear(const float* in, std::size_t ld_in, std::size_t rows, std::size_t k,

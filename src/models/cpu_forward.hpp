@@ -40,8 +40,6 @@ class CpuEsmEngine final : public EmbeddingEngine {
   void attention_block(std::size_t layer);
   void feed_forward_block(std::size_t layer);
   void final_norm();
-  // Rows per parallel chunk for row-local work over `rows` tokens.
-  [[nodiscard]] std::size_t row_chunk(std::size_t rows) const noexcept;
 
   const EsmModel& model_;
   unsigned threads_;
