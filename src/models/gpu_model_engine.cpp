@@ -41,11 +41,9 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
 std::size_t GpuModelEngine::preferred_batch_tokens() const {
   constexpr std::size_t kMost = 65536, kLeast = 4096;
   const ModelShape& shape = spec_.shape;
-  const std::size_t per_token =
-      lay_out(kMost, spec_.tokens.frame_tokens, shape.hidden, shape.intermediate, shape.type)
-              .total /
-          kMost +
-      1;
+  const ActivationLayout most =
+      lay_out(kMost, spec_.tokens.frame_tokens, shape.hidden, shape.intermediate, shape.type);
+  const std::size_t per_token = most.total / kMost + 1;
   const std::size_t fits = gpu::free_device_memory() / 2 /
                            std::max<std::size_t>(options_.engines_on_device, 1) / per_token;
   return std::clamp(fits / 1024 * 1024, kLeast, kMost);
