@@ -45,9 +45,14 @@ std::unique_ptr<EmbeddingEngine> fp32_engine(const ProteinModel& model) {
 struct Batch {
   std::vector<std::vector<std::int32_t>> tokens;
   std::vector<std::span<const std::int32_t>> spans;
+  std::size_t total = 0, longest = 0;  // tokens
   void finish() {
-    spans.clear();
-    for (const auto& t : tokens) spans.emplace_back(t);
+    spans.assign(tokens.begin(), tokens.end());
+    total = longest = 0;
+    for (const auto& t : tokens) {
+      total += t.size();
+      longest = std::max(longest, t.size());
+    }
   }
 };
 
@@ -58,26 +63,20 @@ Batch random_batch(const ProteinModel& model, const std::vector<std::size_t>& le
   std::uniform_int_distribution<std::size_t> letter(0, letters.size() - 1);
   Batch b;
   for (std::size_t n : lengths) {
-    std::string residues;
-    for (std::size_t i = 0; i < n; ++i) residues += letters[letter(rng)];
+    std::string residues(n, 'A');
+    std::generate(residues.begin(), residues.end(), [&] { return letters[letter(rng)]; });
     b.tokens.push_back(model.tokenizer.tokenize(residues, n).ids);
   }
   b.finish();
   return b;
 }
 
-std::vector<Embedding> run(EmbeddingEngine& engine,
-                           std::span<const std::span<const std::int32_t>> in,
-                           const Readout& readout) {
-  std::vector<Embedding> out(in.size());
+// reserve() for the batch, then embed() into NaN-filled outputs.
+std::vector<Embedding> run(EmbeddingEngine& engine, const Batch& batch, const Readout& readout) {
+  engine.reserve(batch.longest, batch.total);
+  std::vector<Embedding> out(batch.spans.size());
   for (auto& e : out) e.values.assign(3, std::numeric_limits<float>::quiet_NaN());
-  std::size_t tokens = 0, longest = 0;
-  for (const auto& s : in) {
-    tokens += s.size();
-    longest = std::max(longest, s.size());
-  }
-  engine.reserve(longest, tokens);
-  engine.embed(in, readout, out);
+  engine.embed(batch.spans, readout, out);
   return out;
 }
 
@@ -128,7 +127,7 @@ TEST_CASE("embed GPU shell: bad batches are refused in one line, the engine runs
     const Batch good = random_batch(model, {1, 40, 130}, 21);
     for (Pooling pooling : {Pooling::mean, Pooling::bos, Pooling::none}) {
       const Readout readout = every_layer(model, pooling);
-      const auto before = run(*engine, good.spans, readout);
+      const auto before = run(*engine, good, readout);
       for (const auto& e : before)
         for (float v : e.values) REQUIRE(std::isfinite(v));
 
@@ -147,7 +146,7 @@ TEST_CASE("embed GPU shell: bad batches are refused in one line, the engine runs
 
       std::vector<Embedding> none;
       engine->embed({}, readout, none);  // an empty batch: nothing to do
-      const auto after = run(*engine, good.spans, readout);
+      const auto after = run(*engine, good, readout);
       CHECK(same_bytes(before, after));
     }
   }
@@ -169,8 +168,8 @@ TEST_CASE("embed GPU shell: an engine keeps nothing of the host model it was mad
         },
         model->weights);
     model.reset();
-    const auto out = run(*engine, batch.spans, readout);
-    const auto want = run(*fp32_engine(kept), batch.spans, readout);
+    const auto out = run(*engine, batch, readout);
+    const auto want = run(*fp32_engine(kept), batch, readout);
     CHECK(same_bytes(out, want));
   }
 }
