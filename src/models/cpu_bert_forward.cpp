@@ -3,7 +3,6 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -20,7 +19,6 @@ CpuBertEngine::CpuBertEngine(const BertModel& model, unsigned threads)
       threads_(std::max(threads, 1u)),
       hidden_(static_cast<std::size_t>(model.config.hidden_size)),
       heads_(static_cast<std::size_t>(model.config.num_heads)),
-      head_dim_(static_cast<std::size_t>(model.config.head_dim())),
       intermediate_size_(static_cast<std::size_t>(model.config.intermediate_size)),
       scratch_(threads_) {
   openblas_set_num_threads(1);  // our threads split the work
@@ -36,10 +34,6 @@ void CpuBertEngine::reserve(std::size_t longest_sequence_tokens, std::size_t bat
   qkv_.reserve(batch_tokens * 3 * hidden_);
   context_.reserve(batch_tokens * hidden_);
   intermediate_.reserve(batch_tokens * intermediate_size_);
-}
-
-std::size_t CpuBertEngine::row_chunk(std::size_t rows) const noexcept {
-  return std::max<std::size_t>((rows + threads_ - 1) / threads_, 16);
 }
 
 void CpuBertEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
@@ -82,7 +76,7 @@ void CpuBertEngine::embed_tokens(std::span<const std::span<const std::int32_t>> 
     }
   }
   const double eps = config.layer_norm_eps;
-  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
+  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
                   [&](unsigned, std::size_t begin, std::size_t end) {
                     layer_norm_rows(sum_.data() + begin * hidden_, end - begin, hidden_,
                                     model_.embedding_norm_weight, model_.embedding_norm_bias, eps,
@@ -92,50 +86,15 @@ void CpuBertEngine::embed_tokens(std::span<const std::span<const std::int32_t>> 
 
 void CpuBertEngine::attention(std::size_t layer) {
   const BertLayerWeights& w = model_.layers[layer];
-  const std::size_t ld_qkv = 3 * hidden_;
-  parallel_chunks(
-      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
-        const std::size_t rows = end - begin;
-        const float* x = hidden_states_.data() + begin * hidden_;
-        float* qkv = qkv_.data() + begin * ld_qkv;
-        const std::vector<float>* weights[] = {&w.query_weight, &w.key_weight, &w.value_weight};
-        const std::vector<float>* biases[] = {&w.query_bias, &w.key_bias, &w.value_bias};
-        for (std::size_t part = 0; part < 3; ++part) {
-          set_rows_to_bias(*biases[part], rows, qkv + part * hidden_, ld_qkv);
-          add_linear(x, hidden_, rows, hidden_, weights[part]->data(), hidden_,
-                     qkv + part * hidden_, ld_qkv);
-        }
-      });
-  const std::size_t sequences = offsets_.size() - 1;
-  parallel_chunks(
-      sequences * heads_, 1, threads_, [&](unsigned worker, std::size_t begin, std::size_t end) {
-        for (std::size_t item = begin; item < end; ++item) {
-          const std::size_t s = item / heads_;
-          attend(offsets_[s], offsets_[s + 1] - offsets_[s], item % heads_, scratch_[worker]);
-        }
-      });
-}
-
-void CpuBertEngine::attend(std::size_t first_token, std::size_t tokens, std::size_t head,
-                           AttentionScratch& scratch) {
-  const std::size_t d = head_dim_, ld_qkv = 3 * hidden_;
+  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    qkv_rows(w, hidden_states_.data() + begin * hidden_, end - begin, hidden_,
+                             qkv_.data() + begin * 3 * hidden_);
+                  });
   // head_dim^-0.5 on the query (BertSelfAttention scales the scores: the
-  // same product, rounded once more).
-  const float query_scale = 1.0f / std::sqrt(static_cast<float>(d));
-  scratch.query.resize(tokens * d);
-  scratch.key.resize(tokens * d);
-  for (std::size_t i = 0; i < tokens; ++i) {
-    const float* q = qkv_.data() + (first_token + i) * ld_qkv + head * d;
-    const float* k = q + hidden_;
-    for (std::size_t c = 0; c < d; ++c) {
-      scratch.query[i * d + c] = q[c] * query_scale;
-      scratch.key[i * d + c] = k[c];
-    }
-  }
-  const float* value = qkv_.data() + first_token * ld_qkv + 2 * hidden_ + head * d;
-  float* out = context_.data() + first_token * hidden_ + head * d;
-  attend_head(scratch.query.data(), scratch.key.data(), value, ld_qkv, tokens, d, out, hidden_,
-              scratch.scores);
+  // same product, rounded once more); no rotation.
+  attend_sequences(SequenceAttention(qkv_, context_, hidden_, heads_), offsets_, threads_,
+                   scratch_);
 }
 
 void CpuBertEngine::finish_layer(std::size_t layer) {
@@ -143,7 +102,8 @@ void CpuBertEngine::finish_layer(std::size_t layer) {
   const double eps = model_.config.layer_norm_eps;
   // Row-local from the attention's dense to the layer's output.
   parallel_chunks(
-      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+      tokens_, row_chunk(tokens_, threads_), threads_,
+      [&](unsigned, std::size_t begin, std::size_t end) {
         const std::size_t rows = end - begin;
         float* x = hidden_states_.data() + begin * hidden_;
         float* sum = sum_.data() + begin * hidden_;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/bert_weights.hpp"
+#include "models/cpu_blocks.hpp"
 #include "models/engine.hpp"
 
 namespace seqfuse::models {
@@ -31,20 +32,13 @@ class CpuBertEngine final : public EmbeddingEngine {
              std::span<Embedding> out) override;
 
  private:
-  struct AttentionScratch {
-    std::vector<float> query, key, scores;
-  };
-
   void embed_tokens(std::span<const std::span<const std::int32_t>> sequences);
   void attention(std::size_t layer);
-  void attend(std::size_t first_token, std::size_t tokens, std::size_t head,
-              AttentionScratch& scratch);
   void finish_layer(std::size_t layer);
-  [[nodiscard]] std::size_t row_chunk(std::size_t rows) const noexcept;
 
   const BertModel& model_;
   unsigned threads_;
-  std::size_t hidden_, heads_, head_dim_, intermediate_size_;
+  std::size_t hidden_, heads_, intermediate_size_;
   std::vector<AttentionScratch> scratch_;  // one per worker
 
   std::vector<std::size_t> offsets_;  // sequence s: rows [offsets_[s], offsets_[s + 1])

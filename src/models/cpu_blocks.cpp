@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/parallel.hpp"
 #include "gpu/nn/nn_math.hpp"
 #include "models/cpu_kernels.hpp"
 
@@ -68,6 +69,67 @@ void attend_head(const float* query, const float* key, const float* value, std::
                 static_cast<int>(tokens), value, static_cast<int>(ld_value), 0.0f,
                 out + row * ld_out, static_cast<int>(ld_out));
   }
+}
+
+namespace {
+
+// One (sequence, head) of attend_sequences: the sequence's `tokens` rows
+// from `first_token`.
+void attend_sequence_head(const SequenceAttention& job, std::size_t first_token, std::size_t tokens,
+                          std::size_t head, AttentionScratch& scratch) {
+  const std::size_t hidden = job.hidden, d = hidden / job.heads, half = d / 2;
+  const std::size_t ld_qkv = 3 * hidden;
+  const float query_scale = job.query_scale;
+  scratch.query.resize(tokens * d);
+  scratch.key.resize(tokens * d);
+  const float* qkv = job.qkv + first_token * ld_qkv + head * d;
+  if (job.cos) {
+    // Query scaled first, then both rotated: x cos + rotate_half(x) sin.
+    for (std::size_t i = 0; i < tokens; ++i) {
+      const float* q = qkv + i * ld_qkv;
+      const float* k = q + hidden;
+      const float* cos = job.cos + i * d;
+      const float* sin = job.sin + i * d;
+      float* q_out = scratch.query.data() + i * d;
+      float* k_out = scratch.key.data() + i * d;
+      for (std::size_t c = 0; c < half; ++c) {
+        q_out[c] = (q[c] * query_scale) * cos[c] - (q[c + half] * query_scale) * sin[c];
+        k_out[c] = k[c] * cos[c] - k[c + half] * sin[c];
+      }
+      for (std::size_t c = half; c < d; ++c) {
+        q_out[c] = (q[c] * query_scale) * cos[c] + (q[c - half] * query_scale) * sin[c];
+        k_out[c] = k[c] * cos[c] + k[c - half] * sin[c];
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < tokens; ++i) {
+      const float* q = qkv + i * ld_qkv;
+      const float* k = q + hidden;
+      for (std::size_t c = 0; c < d; ++c) {
+        scratch.query[i * d + c] = q[c] * query_scale;
+        scratch.key[i * d + c] = k[c];
+      }
+    }
+  }
+  // softmax(Q K^T) V in blocks of query rows. V is read in place; the result
+  // goes straight into this head's columns of the context.
+  attend_head(scratch.query.data(), scratch.key.data(), qkv + 2 * hidden, ld_qkv, tokens, d,
+              job.context + first_token * hidden + head * d, hidden, scratch.scores);
+}
+
+}  // namespace
+
+void attend_sequences(const SequenceAttention& job, std::span<const std::size_t> offsets,
+                      unsigned threads, std::vector<AttentionScratch>& scratch) {
+  const std::size_t sequences = offsets.size() - 1, heads = job.heads;
+  parallel_chunks(sequences * heads, 1, threads,
+                  [&](unsigned worker, std::size_t begin, std::size_t end) {
+                    for (std::size_t item = begin; item < end; ++item) {
+                      const std::size_t s = item / heads;
+                      attend_sequence_head(job, offsets[s], offsets[s + 1] - offsets[s],
+                                           item % heads, scratch[worker]);
+                    }
+                  });
 }
 
 }  // namespace seqfuse::models

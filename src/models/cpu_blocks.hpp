@@ -1,14 +1,25 @@
 // Row-block pieces of the CPU engines' forward passes, shared by every
 // family (cpu_forward.cpp for ESM-2, cpu_bert_forward.cpp for BERT): the
 // linear layers through OpenBLAS (called single-threaded on row blocks that
-// seqfuse's threads share out), bias rows, LayerNorm, and softmax attention
-// of one head over one sequence's own tokens.
+// seqfuse's threads share out), bias rows, the QKV projection, LayerNorm,
+// softmax attention of one head over one sequence's own tokens, and a
+// layer's attention over every (sequence, head) of a batch.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace seqfuse::models {
+
+// Rows per parallel chunk for row-local work over `rows` tokens on `threads`
+// threads (at least 1): blocks of at least 16 rows keep each sgemm call
+// efficient.
+[[nodiscard]] inline std::size_t row_chunk(std::size_t rows, unsigned threads) noexcept {
+  return std::max<std::size_t>((rows + threads - 1) / threads, 16);
+}
 
 // Row-major out[rows x n] += in[rows x k] . weight[n x k]^T, one OpenBLAS call.
 void add_linear(const float* in, std::size_t ld_in, std::size_t rows, std::size_t k,
@@ -20,6 +31,20 @@ void set_rows_to_bias(const std::vector<float>& bias, std::size_t rows, float* o
 
 void add_bias_to_rows(const std::vector<float>& bias, std::size_t rows, float* out,
                       std::size_t ld_out);
+
+// qkv [rows][3 hidden] = x [rows][hidden] . W^T + b for the query, key and
+// value weights ([hidden x hidden]) and biases of `w` (an ESM-2 or BERT
+// layer: the fields are named alike).
+template <class Layer>
+void qkv_rows(const Layer& w, const float* x, std::size_t rows, std::size_t hidden, float* qkv) {
+  const std::vector<float>* weights[] = {&w.query_weight, &w.key_weight, &w.value_weight};
+  const std::vector<float>* biases[] = {&w.query_bias, &w.key_bias, &w.value_bias};
+  for (std::size_t part = 0; part < 3; ++part) {
+    set_rows_to_bias(*biases[part], rows, qkv + part * hidden, 3 * hidden);
+    add_linear(x, hidden, rows, hidden, weights[part]->data(), hidden, qkv + part * hidden,
+               3 * hidden);
+  }
+}
 
 // torch.nn.LayerNorm: biased variance; statistics in double (the GPU kernel's
 // arithmetic, gpu/nn/nn_math.hpp). `out` may be `in` (each row's statistics
@@ -38,5 +63,39 @@ inline constexpr std::size_t kQueryBlock = 256;
 void attend_head(const float* query, const float* key, const float* value, std::size_t ld_value,
                  std::size_t tokens, std::size_t d, float* out, std::size_t ld_out,
                  std::vector<float>& scores);
+
+// Per-worker buffers of attend_sequences: one (sequence, head)'s query and
+// key rows and its score block.
+struct AttentionScratch {
+  std::vector<float> query, key, scores;
+};
+
+// One layer's self-attention over a batch of sequences stacked as rows.
+struct SequenceAttention {
+  // The query scaled by head_dim^-0.5 (ESM-2, BERT; T5 sets 1).
+  SequenceAttention(const std::vector<float>& qkv_rows, std::vector<float>& context_rows,
+                    std::size_t hidden_size, std::size_t head_count)
+      : qkv(qkv_rows.data()),
+        context(context_rows.data()),
+        hidden(hidden_size),
+        heads(head_count),
+        query_scale(1.0f / std::sqrt(static_cast<float>(hidden_size / head_count))) {}
+
+  const float* qkv;           // [tokens][3 hidden]: query, key, value, biases added
+  float* context;             // [tokens][hidden]: each head's output in its columns
+  std::size_t hidden, heads;  // head_dim = hidden / heads
+  float query_scale;          // applied to the query before any rotation
+  // Rotary positions (ESM-2), rotate-half form: cos and sin [position][head_dim],
+  // positions counted from each sequence's first token. Null: none (BERT).
+  const float* cos = nullptr;
+  const float* sin = nullptr;
+};
+
+// context = softmax(Q K^T) V for every (sequence, head), each sequence
+// attending over its own tokens only (rows [offsets[s], offsets[s + 1])):
+// Q and K gathered into `scratch` (scaled, rotated), V read in place. Shared
+// out on `threads` threads, scratch[w] for worker w (threads entries).
+void attend_sequences(const SequenceAttention& job, std::span<const std::size_t> offsets,
+                      unsigned threads, std::vector<AttentionScratch>& scratch);
 
 }  // namespace seqfuse::models

@@ -62,11 +62,6 @@ void CpuEsmEngine::grow_rotary_tables(std::size_t positions) {
   }
 }
 
-std::size_t CpuEsmEngine::row_chunk(std::size_t rows) const noexcept {
-  // Blocks of at least 16 rows keep each sgemm call efficient.
-  return std::max<std::size_t>((rows + threads_ - 1) / threads_, 16);
-}
-
 void CpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
                          const Readout& readout, std::span<Embedding> out) {
   const int num_layers = model_.config.num_layers;
@@ -118,67 +113,23 @@ void CpuEsmEngine::embed_tokens(std::span<const std::span<const std::int32_t>> s
 void CpuEsmEngine::attention_block(std::size_t layer) {
   const EsmLayerWeights& w = model_.layers[layer];
   const double eps = model_.config.layer_norm_eps;
-  const std::size_t ld_qkv = 3 * hidden_;
   // Pre-norm, then query, key and value into one [tokens][3 hidden] buffer.
-  parallel_chunks(
-      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
-        const std::size_t rows = end - begin;
-        float* normed = normed_.data() + begin * hidden_;
-        layer_norm_rows(residual_.data() + begin * hidden_, rows, hidden_, w.attention_norm_weight,
-                        w.attention_norm_bias, eps, normed);
-        float* qkv = qkv_.data() + begin * ld_qkv;
-        const std::vector<float>* weights[] = {&w.query_weight, &w.key_weight, &w.value_weight};
-        const std::vector<float>* biases[] = {&w.query_bias, &w.key_bias, &w.value_bias};
-        for (std::size_t part = 0; part < 3; ++part) {
-          set_rows_to_bias(*biases[part], rows, qkv + part * hidden_, ld_qkv);
-          add_linear(normed, hidden_, rows, hidden_, weights[part]->data(), hidden_,
-                     qkv + part * hidden_, ld_qkv);
-        }
-      });
-  // Each (sequence, head) attends over its own tokens only.
-  const std::size_t sequences = offsets_.size() - 1;
-  parallel_chunks(sequences * heads_, 1, threads_,
-                  [&](unsigned worker, std::size_t begin, std::size_t end) {
-                    for (std::size_t item = begin; item < end; ++item) {
-                      const std::size_t s = item / heads_;
-                      attend(layer, offsets_[s], offsets_[s + 1] - offsets_[s], item % heads_,
-                             scratch_[worker]);
-                    }
+  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    const std::size_t rows = end - begin;
+                    float* normed = normed_.data() + begin * hidden_;
+                    layer_norm_rows(residual_.data() + begin * hidden_, rows, hidden_,
+                                    w.attention_norm_weight, w.attention_norm_bias, eps, normed);
+                    qkv_rows(w, normed, rows, hidden_, qkv_.data() + begin * 3 * hidden_);
                   });
-}
-
-void CpuEsmEngine::attend(std::size_t layer, std::size_t first_token, std::size_t tokens,
-                          std::size_t head, AttentionScratch& scratch) {
-  const std::size_t d = head_dim_, half = d / 2, ld_qkv = 3 * hidden_;
+  // Each (sequence, head) attends over its own tokens only; the query scaled
+  // by head_dim^-0.5, then query and key rotated, positions counted from the
+  // sequence's BOS.
   const RotaryTable& rotary = rotary_[layer_rotary_[layer]];
-  const float query_scale = 1.0f / std::sqrt(static_cast<float>(d));
-  scratch.query.resize(tokens * d);
-  scratch.key.resize(tokens * d);
-
-  // Query scaled by head_dim^-0.5 first, then both rotated: x cos + rotate_half(x) sin,
-  // positions counted from the sequence's BOS.
-  for (std::size_t i = 0; i < tokens; ++i) {
-    const float* q = qkv_.data() + (first_token + i) * ld_qkv + head * d;
-    const float* k = q + hidden_;
-    const float* cos = rotary.cos.data() + i * d;
-    const float* sin = rotary.sin.data() + i * d;
-    float* q_out = scratch.query.data() + i * d;
-    float* k_out = scratch.key.data() + i * d;
-    for (std::size_t c = 0; c < half; ++c) {
-      q_out[c] = (q[c] * query_scale) * cos[c] - (q[c + half] * query_scale) * sin[c];
-      k_out[c] = k[c] * cos[c] - k[c + half] * sin[c];
-    }
-    for (std::size_t c = half; c < d; ++c) {
-      q_out[c] = (q[c] * query_scale) * cos[c] + (q[c - half] * query_scale) * sin[c];
-      k_out[c] = k[c] * cos[c] + k[c - half] * sin[c];
-    }
-  }
-  // softmax(Q K^T) V in blocks of query rows (cpu_blocks.hpp). V is read in
-  // place; the result goes straight into this head's columns of context_.
-  const float* value = qkv_.data() + first_token * ld_qkv + 2 * hidden_ + head * d;
-  float* out = context_.data() + first_token * hidden_ + head * d;
-  attend_head(scratch.query.data(), scratch.key.data(), value, ld_qkv, tokens, d, out, hidden_,
-              scratch.scores);
+  SequenceAttention job(qkv_, context_, hidden_, heads_);
+  job.cos = rotary.cos.data();
+  job.sin = rotary.sin.data();
+  attend_sequences(job, offsets_, threads_, scratch_);
 }
 
 void CpuEsmEngine::feed_forward_block(std::size_t layer) {
@@ -186,29 +137,30 @@ void CpuEsmEngine::feed_forward_block(std::size_t layer) {
   const double eps = model_.config.layer_norm_eps;
   // Row-local from here to the end of the layer: attention's dense and
   // residual, the second pre-norm, the GELU MLP and its residual.
-  parallel_chunks(
-      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
-        const std::size_t rows = end - begin;
-        float* residual = residual_.data() + begin * hidden_;
-        add_bias_to_rows(w.attention_output_bias, rows, residual, hidden_);
-        add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
-                   w.attention_output_weight.data(), hidden_, residual, hidden_);
-        float* normed = normed_.data() + begin * hidden_;
-        layer_norm_rows(residual, rows, hidden_, w.ffn_norm_weight, w.ffn_norm_bias, eps, normed);
-        float* inter = intermediate_.data() + begin * intermediate_size_;
-        set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
-        add_linear(normed, hidden_, rows, hidden_, w.intermediate_weight.data(), intermediate_size_,
-                   inter, intermediate_size_);
-        gelu_in_place(inter, rows * intermediate_size_);
-        add_bias_to_rows(w.output_bias, rows, residual, hidden_);
-        add_linear(inter, intermediate_size_, rows, intermediate_size_, w.output_weight.data(),
-                   hidden_, residual, hidden_);
-      });
+  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
+                  [&](unsigned, std::size_t begin, std::size_t end) {
+                    const std::size_t rows = end - begin;
+                    float* residual = residual_.data() + begin * hidden_;
+                    add_bias_to_rows(w.attention_output_bias, rows, residual, hidden_);
+                    add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
+                               w.attention_output_weight.data(), hidden_, residual, hidden_);
+                    float* normed = normed_.data() + begin * hidden_;
+                    layer_norm_rows(residual, rows, hidden_, w.ffn_norm_weight, w.ffn_norm_bias,
+                                    eps, normed);
+                    float* inter = intermediate_.data() + begin * intermediate_size_;
+                    set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
+                    add_linear(normed, hidden_, rows, hidden_, w.intermediate_weight.data(),
+                               intermediate_size_, inter, intermediate_size_);
+                    gelu_in_place(inter, rows * intermediate_size_);
+                    add_bias_to_rows(w.output_bias, rows, residual, hidden_);
+                    add_linear(inter, intermediate_size_, rows, intermediate_size_,
+                               w.output_weight.data(), hidden_, residual, hidden_);
+                  });
 }
 
 void CpuEsmEngine::final_norm() {
   const double eps = model_.config.layer_norm_eps;
-  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
+  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
                   [&](unsigned, std::size_t begin, std::size_t end) {
                     layer_norm_rows(residual_.data() + begin * hidden_, end - begin, hidden_,
                                     model_.final_norm_weight, model_.final_norm_bias, eps,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cpu_blocks.hpp"
 #include "models/engine.hpp"
 #include "models/esm_weights.hpp"
 
@@ -34,20 +35,11 @@ class CpuEsmEngine final : public EmbeddingEngine {
     std::size_t positions = 0;
     std::vector<float> cos, sin;
   };
-  // Per-worker buffers for one (sequence, head) attention.
-  struct AttentionScratch {
-    std::vector<float> query, key, scores;
-  };
-
   void grow_rotary_tables(std::size_t positions);
   void embed_tokens(std::span<const std::span<const std::int32_t>> sequences);
   void attention_block(std::size_t layer);
-  void attend(std::size_t layer, std::size_t first_token, std::size_t tokens, std::size_t head,
-              AttentionScratch& scratch);
   void feed_forward_block(std::size_t layer);
   void final_norm();
-  // Rows per parallel chunk for row-local work over `rows` tokens.
-  [[nodiscard]] std::size_t row_chunk(std::size_t rows) const noexcept;
 
   const EsmModel& model_;
   unsigned threads_;

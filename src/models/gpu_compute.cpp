@@ -1,6 +1,6 @@
 #include "models/gpu_compute.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
 nn::NnType nn_type(ComputeType compute) noexcept {
   switch (compute) {
@@ -20,26 +20,6 @@ const char* type_name(nn::NnType type) noexcept {
 
 std::string mib(std::size_t bytes) {
   return std::to_string((bytes + (std::size_t{1} << 20) - 1) >> 20) + " MiB";
-}
-
-ModelShape model_shape(const EsmConfig& config, ComputeType compute) {
-  ModelShape shape;
-  shape.hidden = static_cast<std::size_t>(config.hidden_size);
-  shape.heads = static_cast<std::size_t>(config.num_heads);
-  shape.head_dim = static_cast<std::size_t>(config.head_dim());
-  shape.intermediate = static_cast<std::size_t>(config.intermediate_size);
-  shape.type = nn_type(compute);
-  return shape;
-}
-
-ModelShape model_shape(const BertConfig& config, ComputeType compute) {
-  ModelShape shape;
-  shape.hidden = static_cast<std::size_t>(config.hidden_size);
-  shape.heads = static_cast<std::size_t>(config.num_heads);
-  shape.head_dim = static_cast<std::size_t>(config.head_dim());
-  shape.intermediate = static_cast<std::size_t>(config.intermediate_size);
-  shape.type = nn_type(compute);
-  return shape;
 }
 
 std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden, std::size_t intermediate,
@@ -68,4 +48,4 @@ std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden, std::size_t inte
   return {shape(hidden, 3 * hidden, type, false), attention_output, up, down};
 }
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed

@@ -11,11 +11,9 @@
 
 #include "gpu/nn/gemm.hpp"
 #include "gpu/nn/nn_types.hpp"
-#include "models/bert_config.hpp"
 #include "models/engine.hpp"
-#include "models/esm_config.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
 namespace nn = gpu::nn;
 
@@ -56,16 +54,25 @@ struct ModelShape {
   std::size_t hidden = 0, heads = 0, head_dim = 0, intermediate = 0;
   nn::NnType type = nn::NnType::f32;
 };
-[[nodiscard]] ModelShape model_shape(const EsmConfig& config, ComputeType compute);
-[[nodiscard]] ModelShape model_shape(const BertConfig& config, ComputeType compute);
+// From a family's config (hidden_size, num_heads, head_dim(),
+// intermediate_size: EsmConfig, BertConfig).
+template <class Config>
+[[nodiscard]] ModelShape model_shape(const Config& config, ComputeType compute) {
+  ModelShape shape;
+  shape.hidden = static_cast<std::size_t>(config.hidden_size);
+  shape.heads = static_cast<std::size_t>(config.num_heads);
+  shape.head_dim = static_cast<std::size_t>(config.head_dim());
+  shape.intermediate = static_cast<std::size_t>(config.intermediate_size);
+  shape.type = nn_type(compute);
+  return shape;
+}
 
-// The four GEMMs of every layer, as the forward passes (gpu_forward.cpp; BERT's
-// gpu_bert_forward.cpp runs the same four) run
-// them (pointers left null, the bias marked by a placeholder): what
-// warm_up_gpu_engine has cuBLASLt choose algorithms for. Keep in step with
-// the forward pass.
+// The four GEMMs of every layer, as ForwardPass's attention and feed-forward
+// steps (gpu_forward.cpp) run them for every family (pointers left null, the
+// bias marked by a placeholder): what warm_up_gpu_engine has cuBLASLt choose
+// algorithms for. Keep in step with those steps.
 [[nodiscard]] std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden,
                                                           std::size_t intermediate,
                                                           nn::NnType type);
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed

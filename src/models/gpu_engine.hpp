@@ -1,6 +1,6 @@
-// The GPU engines of embed: ESM-2's forward pass (and BERT's, in
-// gpu_bert_engine.hpp, over the same parts) on one device, built on the
-// gpu/nn ops (fused embedding, add + LayerNorm, QKV bias + rotary,
+// The GPU engine of embed: a model family's forward pass (ESM-2, BERT) on
+// one device, one engine shell for every family (gpu_model_engine.hpp) built
+// on the gpu/nn ops (fused embedding, add + LayerNorm, QKV bias + rotary,
 // variable-length flash attention, bias + GELU, pooling) and cuBLASLt GEMMs
 // (a portable tiled GEMM on HIP). Plain C++: the CUDA/HIP side lives in gpu/.
 //

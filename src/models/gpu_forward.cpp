@@ -6,12 +6,46 @@
 #include "core/gpu_status.hpp"
 #include "core/report.hpp"
 #include "gpu/nn/attention.hpp"
-#include "gpu/nn/embedding.hpp"
 #include "gpu/nn/gelu.hpp"
-#include "gpu/nn/layer_norm.hpp"
 #include "gpu/nn/rotary.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
+
+void ForwardPass::begin(const Workspace& workspace, const BatchReadout& batch) {
+  workspace_ = &workspace;
+  batch_ = &batch;
+  trace_ops_ = first_forward_;  // the embedding's ops and the first layer's
+}
+
+void ForwardPass::end() {
+  trace_ops_ = first_forward_ = false;
+  workspace_ = nullptr;
+  batch_ = nullptr;
+}
+
+const std::int32_t* ForwardPass::ids() const {
+  return workspace_->at<const std::int32_t>(workspace_->layout().ids);
+}
+
+const std::int32_t* ForwardPass::positions() const {
+  return workspace_->at<const std::int32_t>(workspace_->layout().positions);
+}
+
+const double* ForwardPass::scales() const {
+  return workspace_->at<const double>(workspace_->layout().scales);
+}
+
+float* ForwardPass::residual() const {
+  return workspace_->at<float>(workspace_->layout().residual);
+}
+
+void* ForwardPass::normed() const {
+  return workspace_->at(workspace_->layout().normed);
+}
+
+float* ForwardPass::final_states() const {
+  return workspace_->at<float>(workspace_->layout().final);
+}
 
 void ForwardPass::queued(gpu::Status status, const char* op) {
   // The op's name is spelled out only on failure: this runs for every op.
@@ -20,12 +54,12 @@ void ForwardPass::queued(gpu::Status status, const char* op) {
 }
 
 nn::Linear ForwardPass::linear(const void* x, const void* w, std::size_t in, std::size_t out,
-                               void* y, nn::NnType y_type, std::size_t rows) const {
+                               void* y, nn::NnType y_type) const {
   nn::Linear job;
   job.x = x;
   job.w = w;
   job.type = shape_.type;
-  job.rows = rows;
+  job.rows = batch_->tokens;
   job.in = in;
   job.out = out;
   job.y = y;
@@ -43,91 +77,73 @@ void ForwardPass::run_into_residual(nn::Linear job, const float* bias) {
   run_linear(job);
 }
 
-void ForwardPass::run(const DeviceWeights& weights, const Workspace& workspace,
-                      const BatchReadout& batch) {
-  const ActivationLayout& layout = workspace.layout();
-  const std::size_t h = shape_.hidden, intermediate = shape_.intermediate, tokens = batch.tokens;
+void ForwardPass::attention(const void* input, const AttentionWeights& w,
+                            const RotaryTable* rotary) {
+  const ActivationLayout& layout = workspace_->layout();
+  const std::size_t h = shape_.hidden;
   const nn::NnType type = shape_.type;
-  float* residual = workspace.at<float>(layout.residual);
-  void* normed = workspace.at(layout.normed);
-  void* qkv = workspace.at(layout.qkv);
-  void* context = workspace.at(layout.context);
-  void* inter = workspace.at(layout.inter);
-
-  trace_ops_ = first_forward_;
-  queued(nn::embed_tokens(workspace.at<const std::int32_t>(layout.ids),
-                          workspace.at<const double>(layout.scales), tokens,
-                          weights.word_embeddings, h, residual, stream_),
-         "embedding");
-  for (std::size_t i = 0; i < weights.layers.size(); ++i) {
-    trace_ops_ = first_forward_ && i == 0;
-    const DeviceLayer& w = weights.layers[i];
-    // Each block's output joined the residual stream in its last GEMM
-    // (accumulate), so the LayerNorms only read it.
-    queued(nn::add_layer_norm(residual, nullptr, tokens, h, w.attention_norm_weight,
-                              w.attention_norm_bias, eps_, normed, type, stream_),
-           "LayerNorm");
-    capture_hidden_state(residual, static_cast<int>(i), batch, stream_);
-    run_linear(linear(normed, w.qkv_weight, h, 3 * h, qkv, type, tokens));
-    const RotaryTable& table = weights.rotary[w.rotary];
-    nn::QkvRotary rope;
-    rope.qkv = qkv;
-    rope.qkv_type = type;
-    rope.bias = w.qkv_bias;
-    rope.positions = workspace.at<const std::int32_t>(layout.positions);
-    rope.cos = table.cos.as<const float>();
-    rope.sin = table.sin.as<const float>();
-    rope.table_positions = table.positions;
-    rope.tokens = tokens;
-    rope.heads = shape_.heads;
-    rope.head_dim = shape_.head_dim;
-    rope.query_scale = 1.0f / std::sqrt(static_cast<float>(shape_.head_dim));
-    rope.query = workspace.at(layout.query);
-    rope.key = workspace.at(layout.key);
-    rope.value = workspace.at(layout.value);
-    rope.out_type = type;
-    queued(nn::qkv_bias_rotary(rope, stream_), "rotary");
-    nn::VarlenAttention attention;
-    attention.query = rope.query;
-    attention.key = rope.key;
-    attention.value = rope.value;
-    attention.in_type = type;
-    attention.tiles = workspace.at<const nn::AttentionTile>(layout.tiles);
-    attention.tile_count = workspace.tile_count();
-    attention.tokens = tokens;
-    attention.heads = shape_.heads;
-    attention.head_dim = shape_.head_dim;
-    attention.out = context;
-    attention.out_type = type;
-    queued(nn::varlen_attention(attention, stream_), "attention");
-    run_into_residual(
-        linear(context, w.attention_output_weight, h, h, residual, nn::NnType::f32, tokens),
-        w.attention_output_bias);
-    queued(nn::add_layer_norm(residual, nullptr, tokens, h, w.ffn_norm_weight, w.ffn_norm_bias,
-                              eps_, normed, type, stream_),
-           "LayerNorm");
-    nn::Linear up = linear(normed, w.intermediate_weight, h, intermediate, inter, type, tokens);
-    if (fused_gelu(type)) {
-      up.bias = w.intermediate_bias;
-      up.bias_type = type;
-      up.activation = nn::Activation::gelu_tanh;
-      run_linear(up);
-    } else {
-      run_linear(up);
-      queued(nn::bias_gelu(inter, type, static_cast<const float*>(w.intermediate_bias), tokens,
-                           intermediate, inter, type, stream_),
-             "GELU");
-    }
-    run_into_residual(
-        linear(inter, w.output_weight, intermediate, h, residual, nn::NnType::f32, tokens),
-        w.output_bias);
+  void* qkv = workspace_->at(layout.qkv);
+  run_linear(linear(input, w.qkv_weight, h, 3 * h, qkv, type));
+  nn::QkvRotary split;
+  split.qkv = qkv;
+  split.qkv_type = type;
+  split.bias = w.qkv_bias;
+  split.rotate = rotary != nullptr;
+  if (rotary) {
+    split.positions = positions();
+    split.cos = rotary->cos.as<const float>();
+    split.sin = rotary->sin.as<const float>();
+    split.table_positions = rotary->positions;
   }
-  float* final_states = workspace.at<float>(layout.final);
-  queued(nn::add_layer_norm(residual, nullptr, tokens, h, weights.final_norm_weight,
-                            weights.final_norm_bias, eps_, final_states, nn::NnType::f32, stream_),
-         "final LayerNorm");
-  capture_hidden_state(final_states, static_cast<int>(weights.layers.size()), batch, stream_);
-  trace_ops_ = first_forward_ = false;
+  split.tokens = batch_->tokens;
+  split.heads = shape_.heads;
+  split.head_dim = shape_.head_dim;
+  split.query_scale = 1.0f / std::sqrt(static_cast<float>(shape_.head_dim));
+  split.query = workspace_->at(layout.query);
+  split.key = workspace_->at(layout.key);
+  split.value = workspace_->at(layout.value);
+  split.out_type = type;
+  queued(nn::qkv_bias_rotary(split, stream_), rotary ? "rotary" : "QKV bias");
+  nn::VarlenAttention attend;
+  attend.query = split.query;
+  attend.key = split.key;
+  attend.value = split.value;
+  attend.in_type = type;
+  attend.tiles = workspace_->at<const nn::AttentionTile>(layout.tiles);
+  attend.tile_count = workspace_->tile_count();
+  attend.tokens = batch_->tokens;
+  attend.heads = shape_.heads;
+  attend.head_dim = shape_.head_dim;
+  void* context = workspace_->at(layout.context);
+  attend.out = context;
+  attend.out_type = type;
+  queued(nn::varlen_attention(attend, stream_), "attention");
+  run_into_residual(linear(context, w.output_weight, h, h, residual(), nn::NnType::f32),
+                    w.output_bias);
 }
 
-}  // namespace seqfuse::models::esm_gpu
+void ForwardPass::feed_forward(const void* input, const FeedForwardWeights& w) {
+  const std::size_t h = shape_.hidden, intermediate = shape_.intermediate;
+  const nn::NnType type = shape_.type;
+  void* inter = workspace_->at(workspace_->layout().inter);
+  nn::Linear up = linear(input, w.up_weight, h, intermediate, inter, type);
+  if (fused_gelu(type)) {
+    up.bias = w.up_bias;
+    up.bias_type = type;
+    up.activation = nn::Activation::gelu_tanh;
+    run_linear(up);
+  } else {
+    run_linear(up);
+    queued(nn::bias_gelu(inter, type, static_cast<const float*>(w.up_bias), batch_->tokens,
+                         intermediate, inter, type, stream_),
+           "GELU");
+  }
+  run_into_residual(linear(inter, w.down_weight, intermediate, h, residual(), nn::NnType::f32),
+                    w.down_bias);
+}
+
+void ForwardPass::capture(const float* states, int index) {
+  capture_hidden_state(states, index, *batch_, stream_);
+}
+
+}  // namespace seqfuse::models::gpu_embed

@@ -6,7 +6,7 @@
 #include "gpu/nn/pooling.hpp"
 #include "models/pooling.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
 namespace nn = gpu::nn;
 
@@ -44,4 +44,4 @@ void unpack_readout(const float* host, std::span<const std::span<const std::int3
   }
 }
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed

@@ -12,7 +12,7 @@
 #include "gpu/runtime.hpp"
 #include "models/engine.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
 // One batch's readout.
 struct BatchReadout {
@@ -41,4 +41,4 @@ void capture_hidden_state(const float* states, int index, const BatchReadout& ba
 void unpack_readout(const float* host, std::span<const std::span<const std::int32_t>> sequences,
                     const BatchReadout& batch, std::span<Embedding> out);
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed

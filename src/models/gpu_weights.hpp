@@ -1,7 +1,9 @@
-// The GPU engine's copy of the model: every tensor in one device allocation,
-// the GEMM weights converted to the compute type once at load (the rest
-// fp32), and the rotary cos/sin tables, grown as longer sequences come.
-// GPU builds only.
+// The GPU engine's copy of a model: every tensor in one device allocation
+// (WeightPlacer), the GEMM weights converted to the compute type once at load
+// (the rest fp32); the blocks every family's layers hold (attention, feed
+// forward: what ForwardPass's steps read); and rotary cos/sin tables, grown
+// as longer sequences come. Each family lays out its own weights with these
+// (gpu_esm_family.cpp, gpu_bert_family.cpp). GPU builds only.
 #pragma once
 
 #include <cstddef>
@@ -10,52 +12,77 @@
 #include <vector>
 
 #include "gpu/runtime.hpp"
-#include "models/bert_weights.hpp"
-#include "models/esm_weights.hpp"
 #include "models/gpu_compute.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
-// One layer's tensors on the device.
-struct DeviceLayer {
-  const float *attention_norm_weight, *attention_norm_bias, *qkv_bias, *attention_output_bias;
-  const float *ffn_norm_weight, *ffn_norm_bias, *output_bias;
+// A LayerNorm's tensors on the device, [hidden] fp32 each.
+struct NormWeights {
+  const float* weight = nullptr;
+  const float* bias = nullptr;
+};
+
+// One attention block's tensors on the device.
+struct AttentionWeights {
+  const void* qkv_weight = nullptr;     // [3 hidden][hidden], compute type: query, key, value
+  const float* qkv_bias = nullptr;      // [3 hidden]
+  const void* output_weight = nullptr;  // [hidden][hidden], compute type
+  const float* output_bias = nullptr;   // [hidden]
+};
+
+// One feed-forward block's tensors on the device (bias + GELU between).
+struct FeedForwardWeights {
+  const void* up_weight = nullptr;  // [intermediate][hidden], compute type
   // fp32, or the compute type where the up-projection's GEMM adds it (fused_gelu).
-  const void* intermediate_bias;
-  const void *qkv_weight, *attention_output_weight, *intermediate_weight, *output_weight;
-  std::size_t rotary;  // index into DeviceWeights::rotary
-};
-
-// cos and sin tables of one inv_freq, [positions][head_dim / 2] on the device.
-struct RotaryTable {
-  std::vector<float> inv_freq;
-  std::size_t positions = 0;
-  gpu::DeviceBuffer cos, sin;
-};
-
-struct DeviceWeights {
-  gpu::DeviceBuffer buffer;  // every tensor below points into it
-  const float* word_embeddings = nullptr;
-  const float *final_norm_weight = nullptr, *final_norm_bias = nullptr;
-  std::vector<DeviceLayer> layers;
-  // One table per distinct inv_freq (layers share them); empty until
-  // grow_rotary_tables.
-  std::vector<RotaryTable> rotary;
+  const void* up_bias = nullptr;
+  const void* down_weight = nullptr;  // [hidden][intermediate], compute type
+  const float* down_bias = nullptr;   // [hidden]
 };
 
 // Lays host tensors out in one device allocation (each aligned for
 // cuBLASLt), then uploads them: "typed" ones (GEMM weights) converted to the
-// compute type on the device, the rest fp32. Every family's upload uses it.
+// compute type on the device, the rest fp32. Each put names the device
+// pointer upload() sets to the tensor's copy; it, and the host tensor, must
+// stay where they are until upload() returns.
 class WeightPlacer {
  public:
   explicit WeightPlacer(nn::NnType type) : type_(type) {}
-  // The tensor's byte offset in the allocation; `host` must outlive upload().
-  std::size_t put(const std::vector<float>& host, bool typed);
-  // Tensors back to back in one aligned region (a fused QKV weight or bias).
-  std::size_t put_stacked(std::initializer_list<const std::vector<float>*> parts, bool typed);
-  // Allocates, uploads on `stream` and waits, so the host tensors may be
-  // freed afterwards. Throws seqfuse::Error when they do not fit `device_name`.
-  [[nodiscard]] gpu::DeviceBuffer upload(const std::string& device_name, gpu::Stream& stream) const;
+
+  void put(const std::vector<float>& host, const float*& device);
+  void put_norm(const std::vector<float>& weight, const std::vector<float>& bias,
+                NormWeights& device) {
+    put(weight, device.weight);
+    put(bias, device.bias);
+  }
+  // Tensors back to back in one aligned region (a fused QKV bias).
+  void put_stacked(std::initializer_list<const std::vector<float>*> parts, const float*& device);
+  // In the compute type (GEMM weights).
+  void put_typed(const std::vector<float>& host, const void*& device);
+  void put_typed_stacked(std::initializer_list<const std::vector<float>*> parts,
+                         const void*& device);
+
+  // The two blocks of a BERT-style layer (query, key, value, attention
+  // output, intermediate and output tensors with their biases, as ESM-2's
+  // and BERT's host layers name them).
+  template <class HostLayer>
+  void put_attention(const HostLayer& w, AttentionWeights& device) {
+    put_typed_stacked({&w.query_weight, &w.key_weight, &w.value_weight}, device.qkv_weight);
+    put_stacked({&w.query_bias, &w.key_bias, &w.value_bias}, device.qkv_bias);
+    put_typed(w.attention_output_weight, device.output_weight);
+    put(w.attention_output_bias, device.output_bias);
+  }
+  template <class HostLayer>
+  void put_feed_forward(const HostLayer& w, FeedForwardWeights& device) {
+    put_typed(w.intermediate_weight, device.up_weight);
+    add({&w.intermediate_bias}, fused_gelu(type_), nullptr, &device.up_bias);
+    put_typed(w.output_weight, device.down_weight);
+    put(w.output_bias, device.down_bias);
+  }
+
+  // Allocates, uploads on `stream`, waits (so the host tensors may be freed
+  // afterwards) and sets every named device pointer. Throws seqfuse::Error
+  // when the tensors do not fit `device_name`.
+  [[nodiscard]] gpu::DeviceBuffer upload(const std::string& device_name, gpu::Stream& stream);
 
  private:
   struct Place {
@@ -63,38 +90,35 @@ class WeightPlacer {
     std::size_t offset;
     bool typed;
   };
+  // Where upload() writes a region's address: one of the two is set.
+  struct Target {
+    std::size_t offset;
+    const float** as_float;
+    const void** as_typed;
+  };
+  void add(std::initializer_list<const std::vector<float>*> parts, bool typed,
+           const float** as_float, const void** as_typed);
+
   nn::NnType type_;
   Layout layout_;
   std::vector<Place> places_;
+  std::vector<Target> targets_;
 };
 
-// Uploads `model` on `stream` and waits for it, so the model may be freed
-// afterwards. Throws seqfuse::Error when the weights do not fit
-// `device_name`.
-[[nodiscard]] DeviceWeights upload_weights(const EsmModel& model, nn::NnType type,
-                                           const std::string& device_name, gpu::Stream& stream);
-
-// A BERT layer's tensors on the device (post-LN: the norms follow the blocks).
-struct BertDeviceLayer {
-  const float *qkv_bias, *attention_output_bias, *attention_norm_weight, *attention_norm_bias;
-  const float *output_bias, *output_norm_weight, *output_norm_bias;
-  const void* intermediate_bias;  // as DeviceLayer's
-  const void *qkv_weight, *attention_output_weight, *intermediate_weight, *output_weight;
+// cos and sin of one inv_freq, [positions][head_dim / 2] on the device.
+struct RotaryTable {
+  std::vector<float> inv_freq;
+  std::size_t positions = 0;
+  gpu::DeviceBuffer cos, sin;
 };
 
-struct BertDeviceWeights {
-  gpu::DeviceBuffer buffer;
-  const float *word_embeddings = nullptr, *position_embeddings = nullptr;
-  const float* token_type_embedding = nullptr;
-  const float *embedding_norm_weight = nullptr, *embedding_norm_bias = nullptr;
-  std::vector<BertDeviceLayer> layers;
-};
-
-[[nodiscard]] BertDeviceWeights upload_weights(const BertModel& model, nn::NnType type,
-                                               const std::string& device_name, gpu::Stream& stream);
+// The index of `inv_freq`'s table in `tables`, adding one (empty until
+// grow_rotary_tables) the first time: layers share tables.
+[[nodiscard]] std::size_t rotary_table_for(const std::vector<float>& inv_freq,
+                                           std::vector<RotaryTable>& tables);
 
 // Makes every table hold `positions` positions.
 void grow_rotary_tables(std::vector<RotaryTable>& tables, std::size_t head_dim,
                         std::size_t positions, gpu::Stream& stream);
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed

@@ -6,10 +6,10 @@
 #include "core/error.hpp"
 #include "gpu/error.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
-ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t intermediate,
-                         nn::NnType type) {
+ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens, std::size_t hidden,
+                         std::size_t intermediate, nn::NnType type) {
   const std::size_t e = nn::element_bytes(type), f = sizeof(float);
   ActivationLayout a{};
   Layout l;
@@ -24,8 +24,7 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t int
   a.context = l.add(tokens * hidden * e);
   a.inter = l.add(tokens * intermediate * e);  // GELU runs in place
   a.final = l.add(tokens * hidden * f);
-  // Every sequence holds at least <cls> and <eos>.
-  a.max_sequences = tokens / 2 + 1;
+  a.max_sequences = tokens / std::max<std::size_t>(least_sequence_tokens, 1) + 1;
   a.max_tiles = a.max_sequences + tokens / nn::kAttentionQueryTile + 1;
   a.meta_begin = l.total();
   a.ids = l.add(tokens * sizeof(std::int32_t));
@@ -39,13 +38,16 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t hidden, std::size_t int
   return a;
 }
 
-Workspace::Workspace(const ModelShape& shape) : shape_(shape), meta_host_(gpu::pinned_resource()) {}
+Workspace::Workspace(const ModelShape& shape, std::size_t least_sequence_tokens)
+    : shape_(shape),
+      least_sequence_tokens_(least_sequence_tokens),
+      meta_host_(gpu::pinned_resource()) {}
 
 void Workspace::reserve(std::size_t batch_tokens, std::size_t longest_sequence_tokens,
                         const std::string& device_name) {
   if (batch_tokens <= capacity_) return;
-  const ActivationLayout layout =
-      lay_out(batch_tokens, shape_.hidden, shape_.intermediate, shape_.type);
+  const ActivationLayout layout = lay_out(batch_tokens, least_sequence_tokens_, shape_.hidden,
+                                          shape_.intermediate, shape_.type);
   arena_ = gpu::DeviceBuffer();  // the old buffers' memory counts as free
   output_buffer_ = gpu::DeviceBuffer();
   capacity_ = 0;
@@ -81,18 +83,7 @@ void Workspace::poison(gpu::Stream& stream) {
 }
 
 void Workspace::upload_batch(std::span<const std::span<const std::int32_t>> sequences,
-                             const EsmConfig& config, gpu::Stream& stream) {
-  upload(sequences, config.token_dropout ? std::optional(config.mask_token_id) : std::nullopt,
-         stream);
-}
-
-void Workspace::upload_batch(std::span<const std::span<const std::int32_t>> sequences,
-                             gpu::Stream& stream) {
-  upload(sequences, std::nullopt, stream);
-}
-
-void Workspace::upload(std::span<const std::span<const std::int32_t>> sequences,
-                       std::optional<std::int32_t> dropout_mask, gpu::Stream& stream) {
+                             std::optional<std::int32_t> dropout_mask, gpu::Stream& stream) {
   std::byte* host = meta_host_.data();
   const auto host_at = [&](std::size_t offset) { return host + (offset - layout_.meta_begin); };
   auto* ids = reinterpret_cast<std::int32_t*>(host_at(layout_.ids));
@@ -123,4 +114,4 @@ void Workspace::upload(std::span<const std::span<const std::int32_t>> sequences,
   gpu::copy_to_device(at(layout_.meta_begin), host, layout_.meta_end - layout_.meta_begin, stream);
 }
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed

@@ -15,12 +15,12 @@
 
 #include "gpu/nn/attention.hpp"
 #include "gpu/runtime.hpp"
-#include "models/esm_config.hpp"
 #include "models/gpu_compute.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
-// Where each activation lives in the arena, for a capacity of `tokens`.
+// Where each activation lives in the arena, for a capacity of `tokens` in
+// sequences of at least `least_sequence_tokens` each (their special tokens).
 struct ActivationLayout {
   std::size_t residual, normed, qkv, query, key, value, context, inter, final;
   // Per-batch metadata, uploaded in one copy from a pinned mirror.
@@ -30,12 +30,14 @@ struct ActivationLayout {
   std::size_t max_sequences, max_tiles;
 };
 
-[[nodiscard]] ActivationLayout lay_out(std::size_t tokens, std::size_t hidden,
-                                       std::size_t intermediate, nn::NnType type);
+[[nodiscard]] ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens,
+                                       std::size_t hidden, std::size_t intermediate,
+                                       nn::NnType type);
 
 class Workspace {
  public:
-  explicit Workspace(const ModelShape& shape);
+  // Sequences hold at least `least_sequence_tokens` tokens (1 or more).
+  Workspace(const ModelShape& shape, std::size_t least_sequence_tokens);
 
   // Tokens a batch may hold without reserve() growing the arena.
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -53,10 +55,10 @@ class Workspace {
 
   // Token ids, positions, token-dropout scales, sequence offsets and attention
   // tiles, in one copy from the pinned mirror of the metadata area.
+  // `dropout_mask`: the <mask> id where token dropout applies (ESM-2), else
+  // every scale is 1.
   void upload_batch(std::span<const std::span<const std::int32_t>> sequences,
-                    const EsmConfig& config, gpu::Stream& stream);
-  // Without token dropout (BERT): every scale 1.
-  void upload_batch(std::span<const std::span<const std::int32_t>> sequences, gpu::Stream& stream);
+                    std::optional<std::int32_t> dropout_mask, gpu::Stream& stream);
 
   template <class T = std::byte>
   [[nodiscard]] T* at(std::size_t offset) const {
@@ -70,11 +72,8 @@ class Workspace {
   }
 
  private:
-  // `dropout_mask`: the <mask> id when token dropout applies.
-  void upload(std::span<const std::span<const std::int32_t>> sequences,
-              std::optional<std::int32_t> dropout_mask, gpu::Stream& stream);
-
   ModelShape shape_;
+  std::size_t least_sequence_tokens_;
   std::size_t capacity_ = 0;  // tokens the arena holds
   ActivationLayout layout_{};
   gpu::DeviceBuffer arena_;
@@ -84,4 +83,4 @@ class Workspace {
   std::pmr::vector<std::byte> meta_host_;
 };
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed

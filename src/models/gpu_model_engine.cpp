@@ -1,33 +1,35 @@
-#include "models/gpu_esm_engine.hpp"
+#include "models/gpu_model_engine.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/report.hpp"
 #include "gpu/nn/attention.hpp"
 #include "models/gpu_readout.hpp"
 
-namespace seqfuse::models::esm_gpu {
+namespace seqfuse::models::gpu_embed {
 
-GpuEsmEngine::GpuEsmEngine(const EsmModel& model, const GpuEngineOptions& options)
+GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& options)
     : device_(select_device(options.device)),
       options_(options),
-      config_(model.config),
-      shape_(model_shape(model.config, options.compute)),
+      spec_(std::move(spec)),
       gemm_(options.tiled_gemm ? nn::GemmBackend::tiled : nn::GemmBackend::automatic),
-      workspace_(shape_),
-      forward_(shape_, model.config.layer_norm_eps, gemm_, stream_),
+      workspace_(spec_.shape, spec_.tokens.frame_tokens),
+      forward_(spec_.shape, gemm_, stream_),
       output_host_(gpu::pinned_resource()) {
-  if (shape_.intermediate % 2 != 0)
-    throw Error("the GPU engine takes an even intermediate_size; " + model.folder + " has " +
-                std::to_string(shape_.intermediate) + ": use --device cpu");
-  if (!nn::attention_head_dim_supported(shape_.head_dim) ||
-      shape_.head_dim * shape_.heads != shape_.hidden)
+  const ModelShape& shape = spec_.shape;
+  if (shape.intermediate % 2 != 0)
+    throw Error("the GPU engine takes an even intermediate_size; " + spec_.folder + " has " +
+                std::to_string(shape.intermediate) + ": use --device cpu");
+  if (!nn::attention_head_dim_supported(shape.head_dim) ||
+      shape.head_dim * shape.heads != shape.hidden)
     throw Error("the GPU engine's attention is built for head sizes 16, 24, 32 and 64; " +
-                model.folder + " has " + std::to_string(shape_.hidden) + " / " +
-                std::to_string(shape_.heads) + " heads: use --device cpu");
+                spec_.folder + " has " + std::to_string(shape.hidden) + " / " +
+                std::to_string(shape.heads) + " heads: use --device cpu");
   trace("embed: engine: device, stream and GEMM handle ready");
-  weights_ = upload_weights(model, shape_.type, name(), stream_);
+  family_ = spec_.upload(shape.type, name(), stream_);
+  spec_.upload = nullptr;  // it may refer to the host model, which the caller may free
   trace("embed: engine: weights uploaded");
 }
 
@@ -36,46 +38,52 @@ GpuEsmEngine::GpuEsmEngine(const EsmModel& model, const GpuEngineOptions& option
 // 16,384 8 % slower; bench/results/2026-11-23-nvidia-h100-embed-bench1.md),
 // as far as half the free memory holds them (a 3B model needs ~10 GB),
 // shared out between the engines on the device.
-std::size_t GpuEsmEngine::preferred_batch_tokens() const {
+std::size_t GpuModelEngine::preferred_batch_tokens() const {
   constexpr std::size_t kMost = 65536, kLeast = 4096;
-  const std::size_t per_token =
-      lay_out(kMost, shape_.hidden, shape_.intermediate, shape_.type).total / kMost + 1;
+  const ModelShape& shape = spec_.shape;
+  const ActivationLayout most =
+      lay_out(kMost, spec_.tokens.frame_tokens, shape.hidden, shape.intermediate, shape.type);
+  const std::size_t per_token = most.total / kMost + 1;
   const std::size_t fits = gpu::free_device_memory() / 2 /
                            std::max<std::size_t>(options_.engines_on_device, 1) / per_token;
   return std::clamp(fits / 1024 * 1024, kLeast, kMost);
 }
 
-void GpuEsmEngine::reserve(std::size_t longest_sequence_tokens, std::size_t batch_tokens) {
-  grow_rotary_tables(weights_.rotary, shape_.head_dim,
-                     std::max<std::size_t>(longest_sequence_tokens, 1), stream_);
+void GpuModelEngine::reserve(std::size_t longest_sequence_tokens, std::size_t batch_tokens) {
+  family_->reserve(longest_sequence_tokens, stream_);
   workspace_.reserve(std::max(batch_tokens, longest_sequence_tokens), longest_sequence_tokens,
                      name());
 }
 
-void GpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
-                         const Readout& readout, std::span<Embedding> out) {
-  if (out.size() != sequences.size())
-    throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
-                std::to_string(sequences.size()) + " sequences");
-  if (sequences.empty()) return;
-  const int num_layers = config_.num_layers;
+std::pair<std::size_t, std::size_t> GpuModelEngine::check_batch(
+    std::span<const std::span<const std::int32_t>> sequences, const Readout& readout) const {
   for (int layer : readout.layers)
-    if (layer < 0 || layer > num_layers)
+    if (layer < 0 || layer > spec_.num_layers)
       throw Error("internal: hidden state " + std::to_string(layer) + " of a " +
-                  std::to_string(num_layers) + "-layer model");
+                  std::to_string(spec_.num_layers) + "-layer model");
   std::size_t tokens = 0, longest = 0;
   for (const auto& s : sequences) {
-    if (s.size() < 2)
+    if (s.size() < spec_.tokens.frame_tokens)
       throw Error("internal: a sequence of " + std::to_string(s.size()) +
-                  " tokens; the engine takes <cls> ... <eos>");
+                  " tokens; the engine takes " + spec_.tokens.frame);
     for (std::int32_t id : s)
-      if (id < 0 || id >= config_.vocab_size)
+      if (id < 0 || id >= spec_.vocab_size)
         throw Error("internal: token id " + std::to_string(id) + " outside the vocabulary");
     tokens += s.size();
     longest = std::max(longest, s.size());
   }
+  return {tokens, longest};
+}
+
+void GpuModelEngine::embed(std::span<const std::span<const std::int32_t>> sequences,
+                           const Readout& readout, std::span<Embedding> out) {
+  if (out.size() != sequences.size())
+    throw Error("internal: embed() got " + std::to_string(out.size()) + " outputs for " +
+                std::to_string(sequences.size()) + " sequences");
+  if (sequences.empty()) return;
+  const auto [tokens, longest] = check_batch(sequences, readout);
   reserve(longest, tokens);
-  workspace_.upload_batch(sequences, config_, stream_);
+  workspace_.upload_batch(sequences, spec_.tokens.dropout_mask, stream_);
   if (forward_.before_first_batch()) trace("embed: first batch: arena ready, metadata queued");
 
   BatchReadout batch;
@@ -83,14 +91,16 @@ void GpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequence
   batch.sequences = sequences.size();
   batch.tokens = tokens;
   batch.rows_total = readout_rows(readout.pooling, sequences.size(), tokens);
-  batch.hidden = shape_.hidden;
+  batch.hidden = spec_.shape.hidden;
   const std::size_t output_floats = batch.output_floats();
   workspace_.grow_output(output_floats * sizeof(float));
   batch.offsets = workspace_.at<const std::int32_t>(workspace_.layout().offsets);
   batch.output = workspace_.output();
   if (options_.poison_buffers) workspace_.poison(stream_);
 
-  forward_.run(weights_, workspace_, batch);
+  forward_.begin(workspace_, batch);
+  family_->forward(forward_);
+  forward_.end();
   trace("embed: batch queued on the device");
 
   if (output_floats > 0) {
@@ -102,4 +112,4 @@ void GpuEsmEngine::embed(std::span<const std::span<const std::int32_t>> sequence
   unpack_readout(output_host_.data(), sequences, batch, out);
 }
 
-}  // namespace seqfuse::models::esm_gpu
+}  // namespace seqfuse::models::gpu_embed
