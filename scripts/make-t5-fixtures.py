@@ -23,7 +23,8 @@ reference.tsv rows (as the ESM/BERT fixtures'): id <TAB> what <TAB> v1 ...
          token:I    token I of the last layer (0 = the first residue: T5 has
                     no leading token), a few sequences only
          mean@L     mean over residue tokens of hidden_states[L] (L = 0: the
-                    embedding rows; L = num_layers: after the final norm)
+                    embedding rows; L = num_layers: last_hidden_state, after
+                    the final norm)
 Sequences longer than 1022 residues are cut to their first 1022 (seqfuse's
 default --max-length).
 
@@ -205,8 +206,13 @@ def main():
                 out = encoder(input_ids=ids, attention_mask=torch.ones_like(ids),
                               output_hidden_states=True, return_dict=True)
                 last = out.last_hidden_state[0]
-                hs = out.hidden_states
-                assert len(hs) == layers + 1 and torch.equal(hs[-1][0], last)
+                # hidden_states[L] for L < num_layers are the embedding output
+                # and the blocks' outputs in every transformers version; the
+                # last entry is the final norm's output in v4 (= last) but may
+                # be the last block's raw output where v5 records block
+                # outputs: seqfuse's state num_layers is last_hidden_state.
+                hs = list(out.hidden_states[:layers]) + [out.last_hidden_state]
+                assert len(out.hidden_states) >= layers
                 rows.append((seq_name, "mean", last[:-1].mean(0)))
                 for li, h in enumerate(hs):
                     rows.append((seq_name, f"mean@{li}", h[0][:-1].mean(0)))
