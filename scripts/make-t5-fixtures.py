@@ -210,9 +210,14 @@ def main():
                 # and the blocks' outputs in every transformers version; the
                 # last entry is the final norm's output in v4 (= last) but may
                 # be the last block's raw output where v5 records block
-                # outputs: seqfuse's state num_layers is last_hidden_state.
-                hs = list(out.hidden_states[:layers]) + [out.last_hidden_state]
-                assert len(out.hidden_states) >= layers
+                # outputs: seqfuse's state num_layers is last_hidden_state,
+                # and state 0 is checked to be the embedding lookup.
+                raw = list(out.hidden_states)
+                embedded = encoder.get_input_embeddings()(ids)
+                if not torch.equal(raw[0], embedded):  # a version recording block outputs only
+                    raw = [embedded] + raw
+                assert len(raw) >= layers and torch.equal(raw[0], embedded)
+                hs = raw[:layers] + [out.last_hidden_state]
                 rows.append((seq_name, "mean", last[:-1].mean(0)))
                 for li, h in enumerate(hs):
                     rows.append((seq_name, f"mean@{li}", h[0][:-1].mean(0)))
