@@ -6,6 +6,7 @@
 // refusals; the run's t5 refusals (--pool bos).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -321,4 +322,38 @@ TEST_CASE("embed t5: the loader names what a checkpoint lacks", "[embed][t5]") {
   std::filesystem::remove(folder / "spiece.model");
   CHECK_THAT(error_of([&] { (void)load_protein_model(folder, 1); }),
              Contains("no spiece.model (nor tokenizer.json) in"));
+}
+
+TEST_CASE("embed t5: lm_head and decoder tensors are ignored, whatever their shape",
+          "[embed][t5]") {
+  // The full fixture's safetensors (decoder.* already there) with an untied
+  // lm_head.weight appended, as T5ForConditionalGeneration with
+  // tie_word_embeddings false saves it.
+  const seqfuse::test::TempDir dir;
+  const std::filesystem::path folder = dir.path() / "t5";
+  std::filesystem::copy(embed_data_dir() / "t5_hd32_bf16_full", folder);
+  const std::string file = (folder / "model.safetensors").string();
+  const std::string bytes = seqfuse::read_regular_file(file, "safetensors");
+  std::uint64_t header_size = 0;
+  std::memcpy(&header_size, bytes.data(), 8);
+  nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_size));
+  const std::string data = bytes.substr(8 + header_size);
+  const std::string lm_head(128 * 64 * 2, '\x3f');  // bf16 values near 0.75
+  header["lm_head.weight"] = {{"dtype", "BF16"},
+                              {"shape", {128, 64}},
+                              {"data_offsets", {data.size(), data.size() + lm_head.size()}}};
+  const std::string text = header.dump();
+  const std::uint64_t size = text.size();
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(&size), 8);
+    out << text << data << lm_head;
+  }
+  const ProteinModel with_head = load_protein_model(folder, 1);
+  const ProteinModel fixture = load_protein_model(embed_data_dir() / "t5_hd32_bf16_full", 1);
+  const T5Model& a = std::get<T5Model>(with_head.weights);
+  const T5Model& b = std::get<T5Model>(fixture.weights);
+  CHECK(a.token_embeddings == b.token_embeddings);
+  CHECK(a.layers.back().output_weight == b.layers.back().output_weight);
+  CHECK(a.final_norm_weight == b.final_norm_weight);
 }
