@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git
           libhts-dev libcli11-dev catch2 libdeflate-dev libisal-dev zlib1g-dev
           nlohmann-json3-dev libopenblas-dev libhdf5-dev libdivsufsort-dev
+          libsentencepiece-dev  # ProtT5's spiece.model (embed's t5 family)
           hdf5-tools  # h5ls, which the README's embed example runs
           jq  # reads the --json run report in the README's example
           python3-matplotlib  # scripts/plot-bench.py draws the README's chart (ctest plot_bench)

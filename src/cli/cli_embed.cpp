@@ -1,4 +1,4 @@
-// seqfuse embed: protein embeddings of ESM-2 and ProtBERT checkpoints, equal
+// seqfuse embed: protein embeddings of ESM-2, ProtBERT and ProtT5 checkpoints, equal
 // to Hugging Face transformers' EsmModel / BertModel within float rounding. This file binds the
 // options and checks their values; the run is models::run_embed (models/embed_run.hpp).
 #include <cstddef>
@@ -93,7 +93,8 @@ models::EmbedOptions embed_options(const EmbedConfig& c) {
 Subcommand add_embed(CLI::App& parent) {
   auto config = std::make_shared<EmbedConfig>();
   CLI::App* app = parent.add_subcommand(
-      "embed", "Protein embeddings (ESM-2, ProtBERT), as Hugging Face transformers computes them");
+      "embed",
+      "Protein embeddings (ESM-2, ProtBERT, ProtT5), as Hugging Face transformers computes them");
   app->footer(
       "Examples:\n"
       "  seqfuse embed --model facebook/esm2_t6_8M_UR50D proteins.fa -o emb.h5  from the HF cache\n"
@@ -102,32 +103,36 @@ Subcommand add_embed(CLI::App& parent) {
       "  seqfuse embed --model DIR proteins.fa --layers 0 -1 --pool bos   two layers, BOS vectors\n"
       "  seqfuse embed --model Rostlab/prot_bert proteins.fa --pool mean,bos,none -o emb.h5\n"
       "DIR is a Hugging Face checkpoint folder: config.json, model.safetensors (sharded too) or\n"
-      "pytorch_model.bin, and for BERT its vocab.txt. config.json's model_type picks the family:\n"
-      "esm (ESM-2) or bert (ProtBERT, ProtBERT-BFD). A model id (ORG/NAME) that is not a folder\n"
-      "is looked up in the local Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub or\n"
-      "~/.cache/huggingface/hub), never downloaded.\n"
+      "pytorch_model.bin, for BERT its vocab.txt, for T5 its spiece.model (or tokenizer.json).\n"
+      "config.json's model_type picks the family: esm (ESM-2), bert (ProtBERT, ProtBERT-BFD) or\n"
+      "t5 (ProtT5's encoder: prot_t5_xl_uniref50, _bfd and their -enc halves; CPU only for now).\n"
+      "A model id (ORG/NAME) that is not a folder is looked up in the local Hugging Face cache\n"
+      "(HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub), never downloaded.\n"
       "Lowercase letters are read as uppercase (the Hugging Face tokenizers read them as\n"
-      "unknown); letters outside the model's alphabet are <unk> / [UNK]. ProtBERT reads U, Z,\n"
-      "O and B as X, as RostLab's scripts do. --pool with several values (mean,bos,none) computes\n"
-      "them in one pass: -o FILE.h5 gets a group per pool (/mean/ID, /bos/ID, /none/ID); tsv\n"
-      "and npy get a file per pool (-o emb.npy: emb.mean.npy, emb.bos.npy, ...).\n"
+      "unknown); letters outside the model's alphabet are <unk> / [UNK]. ProtBERT and ProtT5\n"
+      "read U, Z, O and B as X, as RostLab's scripts do. ProtT5 appends </s> only (no leading\n"
+      "token: no --pool bos) and reads a run of unknown letters as one <unk>, as SentencePiece\n"
+      "does (its --pool none rows are its tokens).\n"
+      "--pool with several values (mean,bos,none) computes them in one pass: -o FILE.h5 gets a\n"
+      "group per pool (/mean/ID, /bos/ID, /none/ID); tsv and npy get a file per pool (-o\n"
+      "emb.npy: emb.mean.npy, emb.bos.npy, ...).\n"
       "--device auto runs on a GPU when there is one (in bf16 unless --dtype says otherwise),\n"
       "else on the CPU (fp32).");
   app->add_option("PROTEINS", config->input, "Protein FASTA/FASTQ (plain, gzip, - for stdin)")
       ->required();
   app->add_option("--model", config->model,
-                  "Hugging Face ESM-2 or BERT checkpoint folder (config.json + weights), or a "
+                  "Hugging Face ESM-2, BERT or T5 checkpoint folder (config.json + weights), or a "
                   "model id in the local Hugging Face cache (facebook/esm2_t6_8M_UR50D)")
       ->required();
   app->add_option("--format", config->format,
                   "h5, npy or tsv (default: from -o's extension .h5/.npy, else tsv)");
   app->add_option("--pool", config->pool,
-                  "mean (over residues, BOS/EOS excluded), bos ([CLS] for BERT), none (per "
-                  "residue), or several, comma-separated, in one pass (mean,bos,none)")
+                  "mean (over residues, BOS/EOS excluded), bos ([CLS] for BERT; not for T5), "
+                  "none (per residue), or several, comma-separated, in one pass (mean,bos,none)")
       ->capture_default_str();
   app->add_option("--layers", config->layers,
-                  "Hidden states to output: 0 embeddings .. N the last layer (ESM-2: after its "
-                  "final norm); negative from the end (default -1)");
+                  "Hidden states to output: 0 embeddings .. N the last layer (ESM-2, T5: after "
+                  "the final norm); negative from the end (default -1)");
   app->add_option("--dtype", config->dtype,
                   "fp32, bf16 or fp16 (default fp32 on the CPU, bf16 on a GPU)");
   app->add_option_function<int>(

@@ -107,6 +107,13 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   // Device problems are reported before the input's.
   const DeviceChoice device = device_choice.valid() ? device_choice.get() : DeviceChoice{};
   trace("embed: device ready");
+  check_family_device(model.family(), device.gpu);
+  if (!model.has_leading_token() &&
+      (options.pooling == Pooling::bos ||
+       std::find(options.pools.begin(), options.pools.end(), Pooling::bos) != options.pools.end()))
+    throw UsageError(std::string("--pool bos: the ") + family_name(model.family()) +
+                     " family has no leading token to read (T5 appends </s> only); use --pool "
+                     "mean or none");
   check_dtype(options.dtype, device);
   const ComputeType compute = compute_type_for(options.dtype, device);
   // cuBLASLt's load and algorithm choice (~0.2 s) on a second thread while

@@ -25,7 +25,7 @@
 namespace seqfuse::models {
 
 struct EmbedOptions {
-  std::string model;  // Hugging Face checkpoint folder (ESM-2 or BERT: model_family.hpp)
+  std::string model;  // Hugging Face checkpoint folder (ESM-2, BERT or T5: model_family.hpp)
   std::string input;  // FASTA/FASTQ path, - for stdin
   std::string output = "-";
   EmbedFormat format = EmbedFormat::tsv;

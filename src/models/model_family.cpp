@@ -19,6 +19,8 @@ const char* family_name(ModelFamily family) noexcept {
   switch (family) {
     case ModelFamily::bert:
       return "bert";
+    case ModelFamily::t5:
+      return "t5";
     case ModelFamily::esm:
       break;
   }
@@ -26,7 +28,7 @@ const char* family_name(ModelFamily family) noexcept {
 }
 
 std::string supported_families() {
-  return "esm (ESM-2) and bert (ProtBERT)";
+  return "esm (ESM-2), bert (ProtBERT) and t5 (ProtT5's encoder)";
 }
 
 ModelFamily family_from_config(std::string_view json_text, const std::string& where) {
@@ -34,6 +36,7 @@ ModelFamily family_from_config(std::string_view json_text, const std::string& wh
   const std::string model_type = config_json::string_or(config, "model_type", "");
   if (model_type == "esm") return ModelFamily::esm;
   if (model_type == "bert") return ModelFamily::bert;
+  if (model_type == "t5") return ModelFamily::t5;
   if (!model_type.empty())
     throw Error(where + " describes a '" + model_type + "' model (model_type); seqfuse embed " +
                 "supports " + supported_families());
@@ -44,6 +47,7 @@ ModelFamily family_from_config(std::string_view json_text, const std::string& wh
       const std::string text = name.get<std::string>();
       if (starts_with(text, "Esm")) return ModelFamily::esm;
       if (starts_with(text, "Bert")) return ModelFamily::bert;
+      if (starts_with(text, "T5")) return ModelFamily::t5;
     }
   throw Error(where + " has no model_type (nor architectures naming one); seqfuse embed " +
               "supports " + supported_families());
@@ -61,6 +65,11 @@ ModelFamily read_model_family(const std::filesystem::path& folder) {
   register_input(config_path.string());
   return family_from_config(read_regular_file(config_path.string(), "model config"),
                             config_json::quoted_path(config_path.string()));
+}
+
+void check_family_device(ModelFamily family, bool gpu) {
+  if (gpu && family == ModelFamily::t5)
+    throw Error("the t5 family runs on the CPU only in this version; use --device cpu");
 }
 
 }  // namespace seqfuse::models

@@ -16,16 +16,18 @@
 #include "models/engine.hpp"
 #include "models/esm_weights.hpp"
 #include "models/model_family.hpp"
+#include "models/t5_weights.hpp"
 #include "models/tokenizer.hpp"
 
 namespace seqfuse::models {
 
 struct ProteinModel {
-  std::variant<EsmModel, BertModel> weights;
+  std::variant<EsmModel, BertModel, T5Model> weights;
   ResidueTokenizer tokenizer;
 
   [[nodiscard]] ModelFamily family() const noexcept {
-    return std::holds_alternative<BertModel>(weights) ? ModelFamily::bert : ModelFamily::esm;
+    if (std::holds_alternative<BertModel>(weights)) return ModelFamily::bert;
+    return std::holds_alternative<T5Model>(weights) ? ModelFamily::t5 : ModelFamily::esm;
   }
   [[nodiscard]] std::size_t hidden_size() const noexcept;
   [[nodiscard]] int num_layers() const noexcept;
@@ -34,8 +36,13 @@ struct ProteinModel {
   // limit); nullopt where positions are rotary (ESM-2: any length runs, past
   // the trained length with a warning).
   [[nodiscard]] std::optional<std::size_t> position_limit() const noexcept;
-  // Residues the model was trained on (for ESM-2's warning).
+  // Residues the model was trained on (for ESM-2's warning); T5's relative
+  // buckets saturate past max_distance, so any length is as trained (the
+  // largest size_t: no warning).
   [[nodiscard]] std::size_t trained_residues() const noexcept;
+  // The leading special token's vector is a real readout (--pool bos): not
+  // for T5, which has none.
+  [[nodiscard]] bool has_leading_token() const noexcept { return family() != ModelFamily::t5; }
 };
 
 // Reads config.json's family, then that family's config, tokenizer and
@@ -46,5 +53,12 @@ struct ProteinModel {
 // The family's CPU engine over `model`, which must outlive it.
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_cpu_engine(const ProteinModel& model,
                                                                unsigned threads);
+
+// The GPU engine factory's T5 member (the others are in gpu_engine.hpp), so
+// that its visit of ProteinModel compiles: T5 has no GPU engine yet, and
+// this throws check_family_device's line. run_embed refuses before it.
+struct GpuEngineOptions;
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const T5Model& model,
+                                                               const GpuEngineOptions& options);
 
 }  // namespace seqfuse::models

@@ -68,14 +68,17 @@ TokenizedProtein ResidueTokenizer::tokenize(std::string_view sequence,
   TokenizedProtein out;
   out.truncated = sequence.size() > max_residues;
   if (out.truncated) sequence = sequence.substr(0, max_residues);
-  out.residues = sequence.size();
   out.ids.reserve(sequence.size() + 2);
   out.ids.push_back(first_);
   for (char c : sequence) {
     const std::int32_t id = token(c);
-    out.unknown += id == unknown_;
+    if (id == unknown_) {
+      if (merge_unknown_ && out.ids.size() > 1 && out.ids.back() == unknown_) continue;
+      ++out.unknown;
+    }
     out.ids.push_back(id);
   }
+  out.residues = out.ids.size() - 1;
   out.ids.push_back(last_);
   return out;
 }

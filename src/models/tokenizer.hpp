@@ -32,8 +32,9 @@ inline constexpr std::int32_t kMaskToken = 32;
 
 struct TokenizedProtein {
   std::vector<std::int32_t> ids;  // <cls>, residues, <eos>
-  std::size_t residues = 0;       // after truncation
-  std::size_t unknown = 0;        // residues read as <unk>
+  std::size_t residues = 0;       // residue tokens, after truncation (letters, unless runs of
+                                  // unknown letters merge: merge_unknown_runs)
+  std::size_t unknown = 0;        // residue tokens that are the unknown token
   bool truncated = false;         // the sequence had more than max_residues letters
 };
 
@@ -50,6 +51,10 @@ class ResidueTokenizer {
     return token_[static_cast<unsigned char>(letter)];
   }
   [[nodiscard]] std::int32_t unknown() const noexcept { return unknown_; }
+  // SentencePiece's reading (ProtT5): a run of letters outside the alphabet
+  // is one unknown token, not one per letter ("MJ*K" -> M <unk> K).
+  void merge_unknown_runs(bool merge) noexcept { merge_unknown_ = merge; }
+  [[nodiscard]] bool merges_unknown_runs() const noexcept { return merge_unknown_; }
   // "ESM-2's alphabet", "<unk>": for messages about unknown letters.
   [[nodiscard]] const std::string& alphabet() const noexcept { return alphabet_; }
   [[nodiscard]] const std::string& unknown_text() const noexcept { return unknown_text_; }
@@ -61,6 +66,7 @@ class ResidueTokenizer {
  private:
   std::array<std::int32_t, 256> token_{};
   std::int32_t first_, last_, unknown_;
+  bool merge_unknown_ = false;
   std::string alphabet_, unknown_text_;
 };
 

@@ -100,9 +100,9 @@ TEST_CASE("embed bert: config.json picks the family; others are refused", "[embe
   CHECK(family_from_config(R"({"model_type": "bert"})", "c") == ModelFamily::bert);
   // Rostlab's early uploads: no model_type, architectures only.
   CHECK(family_from_config(R"({"architectures": ["BertForMaskedLM"]})", "c") == ModelFamily::bert);
-  CHECK_THAT(error_of([] { (void)family_from_config(R"({"model_type": "t5"})", "'c.json'"); }),
-             Contains("'c.json' describes a 't5' model (model_type); seqfuse embed supports esm "
-                      "(ESM-2) and bert (ProtBERT)"));
+  CHECK_THAT(error_of([] { (void)family_from_config(R"({"model_type": "gpt2"})", "'c.json'"); }),
+             Contains("'c.json' describes a 'gpt2' model (model_type); seqfuse embed supports esm "
+                      "(ESM-2), bert (ProtBERT) and t5 (ProtT5's encoder)"));
   CHECK_THAT(error_of([] { (void)family_from_config(R"({"hidden_size": 4})", "'c.json'"); }),
              Contains("'c.json' has no model_type"));
   CHECK_THAT(error_of([] { (void)family_from_config("[1]", "'c.json'"); }),
