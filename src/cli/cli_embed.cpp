@@ -83,8 +83,10 @@ models::EmbedOptions embed_options(const EmbedConfig& c) {
   options.max_length = static_cast<std::size_t>(c.max_length);
   options.threads = resolve_threads(c.common.threads);
   // --device cpu needs no device thread; auto and gpu resolve on one.
-  if (parse_device_spec(c.common.device).kind != DeviceSpec::Kind::kCpu)
+  const DeviceSpec::Kind device_kind = parse_device_spec(c.common.device).kind;
+  if (device_kind != DeviceSpec::Kind::kCpu)
     options.choose_device = [&c] { return choose_device(c.common); };
+  options.device_auto = device_kind == DeviceSpec::Kind::kAuto;
   return options;
 }
 
@@ -105,7 +107,8 @@ Subcommand add_embed(CLI::App& parent) {
       "DIR is a Hugging Face checkpoint folder: config.json, model.safetensors (sharded too) or\n"
       "pytorch_model.bin, for BERT its vocab.txt, for T5 its spiece.model (or tokenizer.json).\n"
       "config.json's model_type picks the family: esm (ESM-2), bert (ProtBERT, ProtBERT-BFD) or\n"
-      "t5 (ProtT5's encoder: prot_t5_xl_uniref50, _bfd and their -enc halves; CPU only for now).\n"
+      "t5 (ProtT5's encoder: prot_t5_xl_uniref50, _bfd and their -enc halves; CPU only for now:\n"
+      "--device auto runs it on the CPU, --device gpu refuses it).\n"
       "A model id (ORG/NAME) that is not a folder is looked up in the local Hugging Face cache\n"
       "(HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub), never downloaded.\n"
       "Lowercase letters are read as uppercase (the Hugging Face tokenizers read them as\n"

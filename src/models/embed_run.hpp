@@ -46,6 +46,9 @@ struct EmbedOptions {
   // (~0.3 s for the driver and its context) overlaps the load. Null: the CPU,
   // and a --dtype the CPU lacks is refused before the model loads.
   std::function<DeviceChoice()> choose_device;
+  // The device was left to --device auto: a family without a GPU engine then
+  // runs on the CPU (with a warning) instead of being refused.
+  bool device_auto = false;
 };
 
 // Throw UsageError naming the option and the accepted values.

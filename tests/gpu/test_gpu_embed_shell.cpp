@@ -164,7 +164,8 @@ TEST_CASE("embed GPU shell: an engine keeps nothing of the host model it was mad
     // Overwritten, then freed: an engine still reading it would differ.
     std::visit(
         [](auto& m) {
-          for (float& v : m.word_embeddings) v = std::numeric_limits<float>::quiet_NaN();
+          if constexpr (requires { m.word_embeddings; })  // ESM-2 and BERT (kFamilies)
+            for (float& v : m.word_embeddings) v = std::numeric_limits<float>::quiet_NaN();
         },
         model->weights);
     model.reset();
