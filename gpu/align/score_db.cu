@@ -7,8 +7,8 @@
 // (tests/unit/test_align_search32_emulated.cpp).
 //
 // DeviceTargetSet::score runs the 16-bit packed-lane kernel (score_db16.cu,
-// two targets per thread) on most targets, the wavefront kernel on the
-// longest ones beside it (score_db_long.cu, long_slot_count) and this one on
+// two queries per thread) on most targets, the wavefront kernel on the
+// longest ones beside it (score_db_long.cu, long_split) and this one on
 // the queries of the pairs 16 bits cannot score exactly; without
 // ScoreParams::narrow_lanes (or for scorings 16 bits cannot hold), this one
 // alone.
@@ -116,7 +116,7 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   residues_ = count ? offsets[count] - offsets[0] : 0;
 
   // Longest first in groups of kSlotGroup interleaved slots (one layout for
-  // both kernels; the 16-bit kernel takes slots 2k and 2k + 1 per thread).
+  // both kernels; the 16-bit kernel takes one slot per thread).
   search16::TargetLayout layout = search16::plan_target_layout(offsets);
   interleaved_bytes_ = layout.interleaved;
   slot_len_ = upload(layout.slot_len.data(), layout.slot_len.size(), build_stream_);
@@ -279,9 +279,11 @@ std::uint32_t DeviceTargetSet::queries_per_launch(std::uint64_t edge_bytes_per_q
   const std::uint64_t edge_budget = std::clamp<std::uint64_t>(
       free_device_memory() / 2, std::uint64_t{256} << 20, std::uint64_t{16} << 30);
   const std::uint64_t by_scores = (std::uint64_t{1} << 24) / std::max<std::size_t>(size(), 1);
+  // At most 65,535: the kernels' grids have a query (or query pair) per
+  // blockIdx.y, whose limit that is (many queries against a few targets).
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       std::min(edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), by_scores), 1,
-      UINT32_MAX));
+      65535));
 }
 
 // Slots [0, slots) of the resident targets (interleaved bytes [0,
@@ -364,10 +366,13 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   const std::uint64_t long_interleaved = split.interleaved;
   const auto narrow_slots = static_cast<std::uint32_t>(size() - long_slots);
   const std::uint64_t narrow_bytes = interleaved_bytes_ - long_interleaved;
+  // Per query: a pair of queries shares one edge cell per interleaved letter.
   const std::uint64_t narrow_edge_bytes = (narrow_bytes / 2) * sizeof(search16::Edge16);
   const std::uint64_t long_edge_bytes = long_interleaved * sizeof(EdgeHF);
-  const std::uint32_t per_launch = queries_per_launch(narrow_edge_bytes + long_edge_bytes);
-  DeviceBuffer edges = scratch_pool_.acquire(narrow_edge_bytes * per_launch);
+  // An even count where it can be: a launch's odd query is alone in its lanes.
+  std::uint32_t per_launch = queries_per_launch(narrow_edge_bytes + long_edge_bytes);
+  if (per_launch > 1) per_launch -= per_launch % 2;
+  DeviceBuffer edges = scratch_pool_.acquire(narrow_edge_bytes * (per_launch + per_launch % 2));
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * narrow_slots * per_launch);
   DeviceBuffer long_edges, long_scores;
   if (long_slots > 0) {

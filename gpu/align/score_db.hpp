@@ -29,7 +29,7 @@ struct ScoreParams {
   int gap_extend = 1;
   int alphabet_size = 0;    // <= kMaxAlphabet; codes are 0 .. alphabet_size-1
   std::vector<int> matrix;  // alphabet_size^2, matrix[q * alphabet_size + t]
-  // score(): try two targets per thread in packed 16-bit lanes first (where
+  // score(): try two queries per thread in packed 16-bit lanes first (where
   // the scoring allows it), rerunning at 32 bits every query with a pair
   // that 16 bits cannot score exactly (and the longest targets at 32 bits
   // beside it). False: 32-bit only.

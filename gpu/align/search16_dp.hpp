@@ -2,16 +2,18 @@
 // the CPU emulation test (tests/unit/test_align_search16_emulated.cpp) runs
 // the very layout, packing, arithmetic and saturation flags the kernel runs.
 //
-// One thread scores one query against two targets at once, one per signed
+// One thread scores one target against two queries at once, one per signed
 // 16-bit lane of every 32-bit register (s16x2, Hopper DPX where present,
-// gpu/primitives/dpx.cuh): the two neighbouring slots 2k and 2k + 1 of the
-// length-sorted, interleaved target set, so their lengths are close and their
-// letters at column j are one 16-bit load. The query is swept kRows rows at
-// a time with H and E of those rows in registers (packed); H and F of a
-// chunk's last row go to a per-thread edge strip (packed pairs) for the next
-// chunk. Substitution scores come from a per-chunk query profile in shared
-// memory (every thread of a block has the same query), two 16-bit lookups
-// per cell pair joined into one word.
+// gpu/primitives/dpx.cuh): queries 2p and 2p + 1 of a launch, which the
+// engine sorts longest first, so the two lengths are close. Both lanes read
+// the same target letter, so the substitution word of a cell pair is one
+// 32-bit entry of a per-chunk profile of packed (query 2p, query 2p + 1)
+// scores in shared memory: four rows per 16-byte load and no instruction to
+// join two lookups (the two-targets-per-thread form needed a byte permute
+// per cell pair on the ALU pipe, which the kernel saturates: run 30). The
+// query pair is swept kRows rows at a time with H and E of those rows in
+// registers (packed); H and F of a chunk's last row go to a per-thread edge
+// strip (packed pairs) for the next chunk.
 //
 // Exactness. 16 bits cannot hold every score, so:
 // - local (SW): H >= 0 and E, F >= -open after their first update, so only
@@ -20,8 +22,9 @@
 //   is exact (its diagonal was below sat_limit), and the host reruns the
 //   pair with the 32-bit kernel.
 // - global (NW): values go down to about -(4 open + (m + n) extend); a bound
-//   on the thread's longer pair (global_pair_fits) decides before any cell
-//   whether 16 bits are exact; otherwise both lanes are flagged at once.
+//   on the thread's longer pair (the longer query: global_pair_fits) decides
+//   before any cell whether 16 bits are exact; otherwise both lanes are
+//   flagged at once.
 // Semantics are the 32-bit kernel's (reference_score's): score, and for
 // local alignment the first best cell in column-major order, (0, 0) for a
 // local score of 0, (-1, -1) for an empty sequence.
@@ -52,23 +55,21 @@
 namespace seqfuse::gpu::search16 {
 
 inline constexpr int kRows = SEQFUSE_SCORE16_ROWS;
-// Letter of the interleaved padding past a target's end: the profile gives
-// it the past-the-end score, so a shorter lane's cells after its end stay
-// below its best (see score_lanes).
+// Letter of the interleaved padding past a target's end (never read by the
+// thread sweeping that target; its profile entry scores like a row past the
+// query's end).
 inline constexpr std::uint8_t kPadCode = kMaxAlphabet;
 // The chunk's query profile, letter-major: profile[t * kProfileStride + r]
-// for codes t = 0 .. kPadCode and rows r < kRows, so the scores of 8
-// consecutive rows against one letter are one 16-byte load (ld.shared.v4):
-// a cell pair's two scores cost a quarter of a load and one byte permute,
-// against two 16-bit loads and a permute in the row-major layout (whose
-// load latency was 42 % of the kernel's stalls in ncu on an H100). The
-// stride pads each letter by 8 rows (80 bytes): a quarter warp's 16-byte
-// loads of different letters then fall on different banks unless their
-// codes differ by a multiple of 8.
+// for codes t = 0 .. kPadCode and rows r < kRows, one 32-bit word per entry
+// with query 2p's score in the low half and query 2p + 1's in the high
+// half, so the scores of 4 consecutive rows against one letter are one
+// 16-byte load (ld.shared.v4). The stride pads each letter by 4 words: a
+// quarter warp's 16-byte loads of different letters then fall on different
+// banks unless their codes differ by a multiple of 8.
 inline constexpr int kProfileLetters = kMaxAlphabet + 1;
-inline constexpr int kProfileStride = kRows + 8;
+inline constexpr int kProfileStride = kRows + 4;
 inline constexpr int kProfileSize = kProfileLetters * kProfileStride;
-static_assert(kRows % 8 == 0, "rows come in 16-byte groups of 8");
+static_assert(kRows % 4 == 0, "rows come in 16-byte groups of 4");
 // Score of a pair the 16-bit kernel could not score exactly.
 inline constexpr std::int32_t kRerun = INT32_MIN;
 // Bounds within which the 16-bit arithmetic is exact (with margin to 32767).
@@ -80,7 +81,6 @@ inline constexpr int kParamLimit = 16000;
 inline constexpr int kPastEnd = -32768;
 
 static_assert(kRows > 0, "kRows must be positive");
-static_assert(kSlotGroup % 2 == 0, "a thread's two slots must share a group");
 
 struct Params16 {
   int open = 11;
@@ -101,7 +101,7 @@ struct Targets16 {
   const std::uint32_t* length;  // per slot
   const std::uint64_t* base;    // per slot: interleaved start including lane
   std::uint32_t slots;
-  std::uint64_t interleaved;  // bytes; edge cells per query = interleaved / 2
+  std::uint64_t interleaved;  // bytes; edge cells per query pair = interleaved
   std::uint64_t base_offset;  // interleaved start of slot 0's group: edges count from there
 };
 using Queries16 = QueryBatch;
@@ -145,58 +145,37 @@ SF_HOST_DEVICE int gap16(int length, const Params16& p) {
   return length <= 0 ? 0 : p.open + (length - 1) * p.extend;
 }
 
-// Rows i0 .. i0 + kRows - 1 of the query profile, entries begin, begin +
-// step, ... (the kernel's threads share the work; the emulation passes 0, 1).
-// Entry (t, r) = matrix[query[i0 + r]][t] + open: biased by +open because
-// the kernel keeps H - open in its registers (see score_lanes). Rows past
-// the query's end and codes past the alphabet (padding) get kPastEnd + open;
-// so do the stride's pad rows, which are never read.
-SF_HOST_DEVICE void fill_profile(std::int16_t* profile, const int* matrix, int alphabet,
-                                 const std::uint8_t* query, int m, int i0, int open, int begin,
-                                 int step) {
+// Rows i0 .. i0 + kRows - 1 of the query pair's profile, entries begin,
+// begin + step, ... (the kernel's threads share the work; the emulation
+// passes 0, 1). Lane k of entry (t, r) = matrix[query_k[i0 + r]][t] + open:
+// biased by +open because the kernel keeps H - open in its registers (see
+// score_lanes). Rows past a query's end and codes past the alphabet
+// (padding) get kPastEnd + open in that lane; so do the stride's pad rows,
+// which are never read.
+SF_HOST_DEVICE void fill_profile(std::uint32_t* profile, const int* matrix, int alphabet,
+                                 const std::uint8_t* query0, int m0, const std::uint8_t* query1,
+                                 int m1, int i0, int open, int begin, int step) {
   for (int k = begin; k < kProfileSize; k += step) {
     const int t = k / kProfileStride;
     const int r = k % kProfileStride;
-    int v = kPastEnd + open;
-    if (r < kRows && i0 + r < m && t < alphabet) v = matrix[query[i0 + r] * alphabet + t] + open;
-    profile[k] = static_cast<std::int16_t>(v);
+    const bool letter = r < kRows && t < alphabet;
+    const int v0 = letter && i0 + r < m0 ? matrix[query0[i0 + r] * alphabet + t] : kPastEnd;
+    const int v1 = letter && i0 + r < m1 ? matrix[query1[i0 + r] * alphabet + t] : kPastEnd;
+    profile[k] = pack_s16x2(v0 + open, v1 + open);
   }
 }
 
-// Profile rows g * 8 .. g * 8 + 7 of one letter as four words (rows 2w and
-// 2w + 1 in word w, the even row low), one 16-byte load on the device.
-struct Rows8 {
+// Profile rows g * 4 .. g * 4 + 3 of one letter, one 16-byte load on the
+// device.
+struct Rows4 {
   std::uint32_t w[4];
 };
-SF_HOST_DEVICE Rows8 load_rows8(const std::int16_t* at) {
+SF_HOST_DEVICE Rows4 load_rows4(const std::uint32_t* at) {
 #ifdef SF_S16_DEVICE_PASS
   const uint4 v = *reinterpret_cast<const uint4*>(at);
-  return Rows8{{v.x, v.y, v.z, v.w}};
+  return Rows4{{v.x, v.y, v.z, v.w}};
 #else
-  Rows8 rows;
-  for (int w = 0; w < 4; ++w) rows.w[w] = pack_s16x2(at[2 * w], at[2 * w + 1]);
-  return rows;
-#endif
-}
-
-// Row r's scores of the two lanes as one packed word: the low halves (even
-// r) or high halves (odd r) of lane 0's and lane 1's words; one PRMT.
-SF_HOST_DEVICE std::uint32_t lane_pair(std::uint32_t lane0_word, std::uint32_t lane1_word,
-                                       bool high) {
-#ifdef SF_S16_DEVICE_PASS
-  return __byte_perm(lane0_word, lane1_word, high ? 0x7632 : 0x5410);
-#else
-  return high ? (lane0_word >> 16) | (lane1_word & 0xffff0000u)
-              : (lane0_word & 0xffffu) | (lane1_word << 16);
-#endif
-}
-
-// The two letters of column j (lane 0 low byte), one 16-bit load.
-SF_HOST_DEVICE std::uint32_t letter_pair(const std::uint8_t* at) {
-#ifdef SF_S16_DEVICE_PASS
-  return *reinterpret_cast<const std::uint16_t*>(at);
-#else
-  return static_cast<std::uint32_t>(at[0]) | (static_cast<std::uint32_t>(at[1]) << 8);
+  return Rows4{{at[0], at[1], at[2], at[3]}};
 #endif
 }
 
@@ -205,15 +184,16 @@ SF_HOST_DEVICE int lane_s16(std::uint32_t x, int k) {
   return k == 0 ? lane0_s16(x) : lane1_s16(x);
 }
 
-// One thread: query (m letters) against the targets in lanes 0 and 1
-// (n0 >= n1 letters; n1 = 0 for a lone lane). `target` points at lane 0's
-// first letter (interleaved, column stride kSlotGroup bytes, lane 1 the next
-// byte); `edge` at the thread's first edge cell (column stride kSlotGroup/2).
-// chunks(i0) returns the profile of rows i0 ... and is called once per chunk
-// by every thread of a block, in order, whatever its targets (the kernel's
-// version synchronizes the block there).
+// One thread: the target (n letters) against queries 0 and 1 in lanes 0
+// and 1 (m0 and m1 letters, either may be the longer; m1 = 0 for a lone
+// lane). `target` points at its first letter (interleaved, column stride
+// kSlotGroup bytes); `edge` at the thread's first edge cell (column stride
+// kSlotGroup). chunks(i0) returns the pair's profile of rows i0 ... and is
+// called once per chunk of the longer query by every thread of a block, in
+// order, whatever its target (the kernel's version synchronizes the block
+// there).
 template <bool kLocal, class Chunks>
-SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m, int n0, int n1,
+SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m0, int m1, int n,
                                 const Params16& p, Chunks& chunks, PairScore& out0,
                                 PairScore& out1) {
   // "Minus infinity" for E before any gap: E is only ever read as E - extend
@@ -225,15 +205,17 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
   const std::uint32_t neg_f = splat_s16x2(-32768 + p.open);
   const std::uint32_t ext = splat_s16x2(-p.extend);
   const std::uint32_t minus_open = splat_s16x2(-p.open);
-  const bool fits = kLocal || global_pair_fits(m, n0, p);
-  const int n = fits ? n0 : 0;  // columns this thread sweeps
+  const int m = m0 > m1 ? m0 : m1;  // rows every thread of the block sweeps
+  const bool fits = kLocal || global_pair_fits(m, n, p);
+  const int columns = fits ? n : 0;  // columns this thread sweeps
+  const int lengths[2] = {m0, m1};
 
   int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
   bool saturated[2] = {false, false};
-  int last_h[2] = {0, 0};  // global: H(m - 1, n_k - 1)
+  int last_h[2] = {0, 0};  // global: H(m_k - 1, n - 1)
 
   // Registers hold Hm = H - open (not H): E needs no separate subtraction
-  // (E = max(E - extend, Hm_left)), and the diagonal term H_diag + s =
+  // (E = max(E - ext, Hm_left)), and the diagonal term H_diag + s =
   // Hm_diag + (s + open) reads the +open-biased profile.
   //
   // F, the gap coming down the column, is the only dependency from one row
@@ -243,7 +225,7 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
   // all rows can be computed ahead of it.
   std::uint32_t Hm[kRows];
   for (int i0 = 0; i0 < m; i0 += kRows) {
-    const std::int16_t* profile = chunks(i0);
+    const std::uint32_t* profile = chunks(i0);
     std::uint32_t E[kRows];
     SF_DEVICE_UNROLL
     for (int r = 0; r < kRows; ++r) {
@@ -254,21 +236,20 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
     }
     const bool from_edge = i0 > 0;
     const bool to_edge = i0 + kRows < m;
-    const bool last_chunk = !to_edge;
     std::uint32_t diag_top = splat_s16x2((kLocal ? 0 : -gap16(i0, p)) - p.open);  // H(i0-1, -1)
-    // Column j + 1's letters and edge are loaded while column j is computed.
-    std::uint32_t letters_next = 0;
+    // Column j + 1's letter and edge are loaded while column j is computed.
+    std::uint32_t letter_next = 0;
     Edge16 edge_next{0, 0};
-    if (n > 0) {
-      letters_next = letter_pair(target);
+    if (columns > 0) {
+      letter_next = target[0];
       if (from_edge) edge_next = edge[0];
     }
-    for (int j = 0; j < n; ++j) {
-      const std::uint32_t letters = letters_next;
+    for (int j = 0; j < columns; ++j) {
+      const std::uint32_t letter = letter_next;
       const Edge16 edge_here = edge_next;
-      if (j + 1 < n) {
-        letters_next = letter_pair(target + static_cast<std::size_t>(j + 1) * kSlotGroup);
-        if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * (kSlotGroup / 2)];
+      if (j + 1 < columns) {
+        letter_next = target[static_cast<std::size_t>(j + 1) * kSlotGroup];
+        if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * kSlotGroup];
       }
       // Hm and F of row i0 - 1 at column j: the boundary row or the edge.
       std::uint32_t hm_up =
@@ -277,18 +258,14 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       std::uint32_t diag = diag_top;
       diag_top = hm_up;
       f = add_max_s16x2(f, ext, hm_up);  // F(i0, j)
-      const std::int16_t* column0 = profile + (letters & 0xffu) * kProfileStride;
-      const std::int16_t* column1 = profile + (letters >> 8) * kProfileStride;
-      Rows8 rows0{}, rows1{};
+      const std::uint32_t* column = profile + letter * kProfileStride;
+      Rows4 rows{};
       std::uint32_t column_best = minus_open;
       SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         const std::uint32_t e = add_max_s16x2(E[r], ext, Hm[r]);  // E(i, j)
-        if (r % 8 == 0) {
-          rows0 = load_rows8(column0 + r);
-          rows1 = load_rows8(column1 + r);
-        }
-        const std::uint32_t s = lane_pair(rows0.w[(r % 8) / 2], rows1.w[(r % 8) / 2], r % 2 != 0);
+        if (r % 4 == 0) rows = load_rows4(column + r);
+        const std::uint32_t s = rows.w[r % 4];
         // H' - open, then H - open = max(H' - open, F - open).
         const std::uint32_t hpm = add_s16x2(
             kLocal ? add_max_relu_s16x2(diag, s, e) : add_max_s16x2(diag, s, e), minus_open);
@@ -300,16 +277,15 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
         if (r + 1 < kRows) {
           f = add_max_s16x2(f, ext, hpm);  // F(i + 1, j)
         } else if (to_edge) {
-          edge[static_cast<std::size_t>(j) * (kSlotGroup / 2)] = Edge16{hm, f};
+          edge[static_cast<std::size_t>(j) * kSlotGroup] = Edge16{hm, f};
         }
       }
       if (kLocal) {
         // The first best cell in column-major order, per lane (as the 32-bit
         // kernel): a later chunk must beat an equal score at a smaller j.
-        // Rows past the query's end and a shorter lane's padding columns
-        // score kPastEnd on the diagonal, so their H comes from E or F (or
-        // 0), below or equal to a real cell of this or an earlier column:
-        // they never win the maximum or a tie.
+        // Rows past a lane's query end score kPastEnd on the diagonal, so
+        // their H comes from E or F (or 0), below or equal to a real cell of
+        // this or an earlier column: they never win the maximum or a tie.
         SF_DEVICE_UNROLL
         for (int k = 0; k < 2; ++k) {
           const int cb = lane_s16(column_best, k) + p.open;
@@ -323,31 +299,28 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
               if (lane_s16(Hm[r], k) == hm_best) best_i[k] = i0 + r;
           }
         }
-      } else if (!kLocal && last_chunk && j == n1 - 1) {
-        // Lane 1 ends here; later columns change its registers.
-        SF_DEVICE_UNROLL
-        for (int r = 0; r < kRows; ++r)
-          if (i0 + r == m - 1) last_h[1] = lane1_s16(Hm[r]) + p.open;
       }
     }
-    if (!kLocal && last_chunk) {
+    if (!kLocal) {
+      // Each lane's last row, at the last column (the registers hold
+      // column n - 1 once the sweep is done).
       SF_DEVICE_UNROLL
-      for (int r = 0; r < kRows; ++r)
-        if (i0 + r == m - 1) last_h[0] = lane0_s16(Hm[r]) + p.open;
+      for (int r = 0; r < kRows; ++r) SF_DEVICE_UNROLL
+      for (int k = 0; k < 2; ++k)
+        if (i0 + r == lengths[k] - 1) last_h[k] = lane_s16(Hm[r], k) + p.open;
     }
   }
 
   PairScore* out[2] = {&out0, &out1};
-  const int lengths[2] = {n0, n1};
   SF_DEVICE_UNROLL
   for (int k = 0; k < 2; ++k) {
     const int len = lengths[k];
     PairScore result;
-    if (m == 0 || len == 0) {
+    if (len == 0 || n == 0) {
       if (!kLocal) {
-        result.score = m + len == 0 ? 0 : -gap16(m + len, p);
-        result.query_end = m - 1;
-        result.target_end = len - 1;
+        result.score = len + n == 0 ? 0 : -gap16(len + n, p);
+        result.query_end = len - 1;
+        result.target_end = n - 1;
       }
     } else if (!fits || saturated[k]) {
       result.score = kRerun;
@@ -358,8 +331,8 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m,
       result.target_end = best_j[k] < 0 ? 0 : best_j[k];
     } else {
       result.score = last_h[k];
-      result.query_end = m - 1;
-      result.target_end = len - 1;
+      result.query_end = len - 1;
+      result.target_end = n - 1;
     }
     *out[k] = result;
   }
@@ -424,9 +397,9 @@ inline TargetLayout build_target_layout(std::span<const std::uint8_t> codes,
   return l;
 }
 
-// Edge cells per query of the 16-bit kernel: one per two interleaved letters.
+// Edge cells per query pair of the 16-bit kernel: one per interleaved letter.
 inline std::uint64_t edge_cells16(const TargetLayout& l) {
-  return l.interleaved / 2;
+  return l.interleaved;
 }
 
 // One launch's scores (by_slot[q * slots + s], queries first .. first +

@@ -93,6 +93,25 @@ TEST_CASE("GPU scores equal the reference on random inputs", "[gpu][align]") {
       });
 }
 
+TEST_CASE("GPU scores: more queries than one launch's grid takes, against a few targets",
+          "[gpu][align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::string amino = "ARNDCQEGHILKMFPSTWYV";
+  // 140,001 queries (an odd count): above the 65,535 queries (or query
+  // pairs) a grid's second dimension takes, so the launches are capped.
+  Flat queries, targets;
+  for (int k = 0; k < 140001; ++k)
+    queries.add(
+        test::encode(scheme, rng.random(amino, static_cast<std::size_t>(rng.uniform(0, 12)))));
+  for (int len : {9, 30, 4})
+    targets.add(test::encode(scheme, rng.random(amino, static_cast<std::size_t>(len))));
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    require_equal_to_reference(scheme, mode, queries, targets);
+}
+
 TEST_CASE("GPU scores equal the reference on long sequences", "[gpu][align]") {
   const std::uint64_t seed = test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);

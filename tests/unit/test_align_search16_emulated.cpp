@@ -34,21 +34,25 @@ using Flat = test::FlatCodes;
 
 using seqfuse::align::gpu_score_params;
 
-// The block's chunk profile, as score_db16.cu's BlockProfile fills it (one
-// emulated thread filling every entry), over a poisoned buffer.
+// The block's chunk profile of a query pair, as score_db16.cu's
+// BlockProfile fills it (one emulated thread filling every entry), over a
+// poisoned buffer.
 struct HostChunks {
   const std::vector<int>* matrix;
   int alphabet;
-  const std::uint8_t* query;
-  int m;
+  const std::uint8_t* query0;
+  int m0;
+  const std::uint8_t* query1;
+  int m1;
   int open;
-  std::vector<std::int16_t> buffer = std::vector<std::int16_t>(s16::kProfileSize);
+  std::vector<std::uint32_t> buffer = std::vector<std::uint32_t>(s16::kProfileSize);
   int calls = 0;
-  const std::int16_t* operator()(int i0) {
+  const std::uint32_t* operator()(int i0) {
     CHECK(i0 == calls * s16::kRows);  // every chunk, in order
     ++calls;
-    std::fill(buffer.begin(), buffer.end(), std::int16_t{-12345});
-    s16::fill_profile(buffer.data(), matrix->data(), alphabet, query, m, i0, open, 0, 1);
+    std::fill(buffer.begin(), buffer.end(), 0xCFC7CFC7u);
+    s16::fill_profile(buffer.data(), matrix->data(), alphabet, query0, m0, query1, m1, i0, open, 0,
+                      1);
     return buffer.data();
   }
 };
@@ -58,12 +62,12 @@ struct Emulated {
   std::vector<char> flagged;        // by (q, t): the 16-bit kernel said kRerun
   std::vector<std::uint32_t> rerun_queries;
   std::uint64_t flagged_pairs = 0;
-  std::vector<int> partner_length;  // by target: the other lane's length (-1: none)
+  std::vector<int> partner_length;  // by query: the other lane's query length (0: none)
 };
 
 // Slots are sorted longest first, every letter sits at its interleaved
-// place, padding holds kPadCode, and the two slots of a thread share a
-// group (so lane 1's letter is the byte after lane 0's).
+// place, padding holds kPadCode, and neighbouring slots of a group are
+// neighbouring bytes.
 void require_layout(const s16::TargetLayout& l, const Flat& targets) {
   REQUIRE(l.order.size() == targets.size());
   REQUIRE(l.interleaved % gpu::kSlotGroup == 0);
@@ -96,31 +100,36 @@ void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
                 const s16::Params16& p16, const Flat& queries, std::uint32_t first,
                 std::uint32_t count, std::mt19937_64& rng, std::vector<gpu::PairScore>& by_slot) {
   const std::size_t slots = l.order.size();
-  const std::size_t threads = (slots + 1) / 2;
+  const std::size_t pairs = (count + 1) / 2;
   const std::uint64_t cells = s16::edge_cells16(l);
   // Fresh device memory holds anything: poison the edges and the output.
-  std::vector<s16::Edge16> edges(count * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
+  std::vector<s16::Edge16> edges(pairs * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
   by_slot.assign(count * slots, gpu::PairScore{-7777, -7, -7});
-  // (query, thread) items in a shuffled order, as blocks and threads run.
-  std::vector<std::uint64_t> items(count * threads);
+  // (query pair, slot) items in a shuffled order, as blocks and threads run.
+  std::vector<std::uint64_t> items(pairs * slots);
   std::iota(items.begin(), items.end(), std::uint64_t{0});
   std::shuffle(items.begin(), items.end(), rng);
   for (const std::uint64_t item : items) {
-    const std::uint32_t y = static_cast<std::uint32_t>(item / threads);
-    const std::size_t slot0 = 2 * (item % threads), slot1 = slot0 + 1;
-    const std::size_t qi = first + y;
-    const int m = static_cast<int>(queries[qi].size());
-    const int n0 = static_cast<int>(l.slot_len[slot0]);
-    const int n1 = slot1 < slots ? static_cast<int>(l.slot_len[slot1]) : 0;
-    const std::uint64_t base = l.slot_base[slot0];
-    HostChunks chunks{&params.matrix, params.alphabet_size,
-                      queries.codes.data() + queries.offsets[qi], m, params.gap_open};
+    const std::size_t pair = item / slots, slot = item % slots;
+    const std::size_t y0 = 2 * pair, y1 = y0 + 1;
+    const std::size_t q0 = first + y0, q1 = first + y1;
+    const int m0 = static_cast<int>(queries[q0].size());
+    const int m1 = y1 < count ? static_cast<int>(queries[q1].size()) : 0;
+    const int n = static_cast<int>(l.slot_len[slot]);
+    const std::uint64_t base = l.slot_base[slot];
+    HostChunks chunks{&params.matrix,
+                      params.alphabet_size,
+                      queries.codes.data() + queries.offsets[q0],
+                      m0,
+                      y1 < count ? queries.codes.data() + queries.offsets[q1] : nullptr,
+                      m1,
+                      params.gap_open};
     gpu::PairScore r0{-6666, -6, -6}, r1{-6666, -6, -6};
-    s16::score_lanes<kLocal>(l.codes.data() + base, edges.data() + y * cells + base / 2, m, n0, n1,
+    s16::score_lanes<kLocal>(l.codes.data() + base, edges.data() + pair * cells + base, m0, m1, n,
                              p16, chunks, r0, r1);
-    CHECK(chunks.calls == (m + s16::kRows - 1) / s16::kRows);
-    by_slot[y * slots + slot0] = r0;
-    if (slot1 < slots) by_slot[y * slots + slot1] = r1;
+    CHECK(chunks.calls == (std::max(m0, m1) + s16::kRows - 1) / s16::kRows);
+    by_slot[y0 * slots + slot] = r0;
+    if (y1 < count) by_slot[y1 * slots + slot] = r1;
   }
 }
 
@@ -136,9 +145,11 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
   Emulated e;
   e.out.assign(queries.size() * slots, gpu::PairScore{-9999, -9, -9});
   e.flagged.assign(queries.size() * slots, 0);
-  e.partner_length.assign(slots, -1);
-  for (std::size_t s = 0; s < slots; ++s)
-    if ((s ^ 1) < slots) e.partner_length[l.order[s]] = static_cast<int>(l.slot_len[s ^ 1]);
+  e.partner_length.assign(queries.size(), 0);
+  for (std::uint32_t first = 0; first < queries.size(); first += per_launch)
+    for (std::size_t y = 0; y < per_launch && first + y < queries.size(); ++y)
+      if ((y ^ 1) < per_launch && first + (y ^ 1) < queries.size())
+        e.partner_length[first + y] = static_cast<int>(queries[first + (y ^ 1)].size());
   std::vector<gpu::PairScore> by_slot;
   for (std::uint32_t first = 0; first < queries.size(); first += per_launch) {
     const auto count =
@@ -169,7 +180,7 @@ Emulated emulate(const ScoringScheme& scheme, AlignMode mode, const Flat& querie
 
 // Every pair equals the reference; flags are exactly the pairs 16 bits
 // cannot score (local: best >= sat_limit; global: the a-priori bound on the
-// thread's longer lane fails). Returns the number of flagged pairs.
+// thread's longer query fails). Returns the number of flagged pairs.
 std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mode,
                                       const Flat& queries, const Flat& targets,
                                       std::mt19937_64& rng, std::uint32_t per_launch = 3) {
@@ -192,7 +203,7 @@ std::uint64_t check_against_reference(const ScoringScheme& scheme, AlignMode mod
           expect_flag = want.score >= p16.sat_limit;
         else
           expect_flag =
-              !s16::global_pair_fits(m, std::max<std::int64_t>(n, e.partner_length[t]), p16);
+              !s16::global_pair_fits(std::max<std::int64_t>(m, e.partner_length[q]), n, p16);
       }
       if (flagged != expect_flag && ++wrong_flags <= 5)
         UNSCOPED_INFO("query " << q << " (" << m << ") target " << t << " (" << n << "): flagged "
@@ -282,8 +293,9 @@ TEST_CASE("emulated 16-bit search: saturating pairs are flagged and rerun, their
     const std::string w_mix =
         std::string(1500, 'W') + rng.random(amino, 40) + std::string(1500, 'W');
     queries.add(test::encode(blosum62, w_mix));
-    // Neighbouring lengths pair up in one thread: saturating and exact lanes
-    // side by side, and lanes of different lengths.
+    // Queries pair up in one thread (launches of 2): the saturating 3,000 W
+    // beside an exact random query of another length, w_mix alone; the
+    // targets' lengths sit on both sides of the saturation point.
     for (int len : {3000, 2999, 2978, 2977, 2960, 2900, 1200, 1199, 40, 3})
       targets.add(test::encode(blosum62, std::string(static_cast<std::size_t>(len), 'W')));
     targets.add(test::encode(blosum62, rng.mutate(std::string(3000, 'W'), amino, 0.02)));

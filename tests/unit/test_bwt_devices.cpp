@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -89,12 +90,19 @@ void sort_and_rank(const Text& text, const gb::Bucket& bucket, std::vector<std::
 enum class Order { kThreads, kWorkersReversed };
 
 // The multi-worker sort, emulated: `devices` as a --device list gives them.
-std::vector<std::uint64_t> emulate_devices(const Text& text, std::uint64_t capacity,
-                                           const std::vector<int>& devices, Order order) {
+// Nothing when a bin holds more suffixes than `capacity` (split_buckets
+// refuses: the run then sorts on one device), which a random text can do
+// at the smallest capacities.
+std::optional<std::vector<std::uint64_t>> emulate_devices(const Text& text, std::uint64_t capacity,
+                                                          const std::vector<int>& devices,
+                                                          Order order) {
   const std::uint64_t n = text.size();
   const std::vector<std::uint64_t> bins = bin_counts(text);
   const BucketSplit split = split_buckets(bins, capacity, devices.size());
-  REQUIRE_FALSE(split.buckets.empty());
+  if (split.buckets.empty()) {
+    REQUIRE(*std::max_element(bins.begin(), bins.end()) > capacity);
+    return std::nullopt;
+  }
   check_split(split, bins, devices.size());
   std::vector<std::uint64_t> rank(n + 1, ~std::uint64_t{0}), list(n + 1);
   std::atomic<std::uint64_t> count{0};
@@ -124,7 +132,9 @@ void check_devices(const Text& text, std::uint64_t capacity) {
     for (const Order order : {Order::kThreads, Order::kWorkersReversed}) {
       INFO("length " << text.size() << ", capacity " << capacity << ", " << devices.size()
                      << " workers, order " << static_cast<int>(order));
-      CHECK(same(emulate_devices(text, capacity, devices, order), expected));
+      const auto got = emulate_devices(text, capacity, devices, order);
+      if (capacity > text.size()) REQUIRE(got);  // every bin fits: always split
+      if (got) CHECK(same(*got, expected));
     }
 }
 
