@@ -7,7 +7,8 @@
 #   seqfuse align-sw Q.fasta DB.sfdb --top 10  vs  align --query Q.fasta --db db/DB --top 10
 # CUDASW++ runs both its default kernels (half2) and --dpx. Searches are
 # timed as whole processes, RUNS (default 3) each after a warm-up, interleaved;
-# medians. Writes $OUT/align-cudasw.md.
+# medians. Writes $OUT/align-cudasw[-$CUDASW_TAG].md. CUDASW_QUERIES=all takes
+# every query as it is (the 500 x 20,000 search with CUDASW_COPIES=1).
 #
 # CUDASW++4.0 is built on the development machine from its public source
 # (github.com/asbschmidt/CUDASW4 at 37a394c; CUDA 13 needs the .cpp files
@@ -32,15 +33,19 @@ peer=bundle/peers/cudasw4
 copies=${CUDASW_COPIES:-200}
 runs=${RUNS:-3}
 threads=$(nproc)
-page=$OUT/align-cudasw.md
+page=$OUT/align-cudasw${CUDASW_TAG:+-$CUDASW_TAG}.md
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }'; }
 list() { for v in "$@"; do awk -v v="$v" 'BEGIN { printf "%.2f ", v / 1000 }'; done; }
 
 gzip -dc bundle/data/mmseqs_DB.fasta.gz >"$work/DB1.fasta"
-gzip -dc bundle/data/mmseqs_QUERY.fasta.gz |
-  awk '/^>/ { if (name != "" && seq !~ /X/ && ++n <= 10) print name "\n" seq; name = $0; seq = ""; next }
-    { seq = seq $0 }' >"$work/Q.fasta"
+if [ "${CUDASW_QUERIES:-10}" = all ]; then
+  gzip -dc bundle/data/mmseqs_QUERY.fasta.gz >"$work/Q.fasta"
+else
+  gzip -dc bundle/data/mmseqs_QUERY.fasta.gz |
+    awk '/^>/ { if (name != "" && seq !~ /X/ && ++n <= 10) print name "\n" seq; name = $0; seq = ""; next }
+      { seq = seq $0 }' >"$work/Q.fasta"
+fi
 for ((i = 0; i < copies; i++)); do cat "$work/DB1.fasta"; done >"$work/DB.fasta"
 residues=$(($(grep -v '^>' "$work/DB1.fasta" | tr -d '\n' | wc -c) * copies))
 
@@ -64,11 +69,11 @@ sf_med=$(printf '%s\n' "${sf_ms[@]}" | median)
 half_med=$(printf '%s\n' "${half_ms[@]}" | median)
 dpx_med=$(printf '%s\n' "${dpx_ms[@]}" | median)
 {
-  echo "# seqfuse vs CUDASW++4.0, big-database protein search (issue 18)"
+  echo "# seqfuse vs CUDASW++4.0, protein search, each on its own prebuilt database (issue 18)"
   echo
   echo "- $(date -u +%Y-%m-%dT%H:%MZ), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1), $threads threads"
   echo "- seqfuse: $("$sf" --version 2>&1 | head -n1); CUDASW++4.0 37a394c (built with nvcc 13.0, sm_90)"
-  echo "- database: mmseqs2-examples DB x $copies ($residues residues); 10 X-free queries; SW BLOSUM62 11/1 (CUDASW++: its blosum62 default -11/-1), top 10"
+  echo "- database: mmseqs2-examples DB x $copies ($residues residues); $(grep -c '>' "$work/Q.fasta") queries (CUDASW_QUERIES=${CUDASW_QUERIES:-10}); SW BLOSUM62 11/1 (CUDASW++: its blosum62 default -11/-1), top 10"
   echo "- command: \`bash scripts/device-align-cudasw.sh\`, RUNS=$runs, whole processes, medians"
   echo
   echo "| step | seqfuse | CUDASW++4.0 |"
@@ -83,7 +88,7 @@ dpx_med=$(printf '%s\n' "${dpx_ms[@]}" | median)
   echo "CUDASW++ --verbose (one --dpx run):"
   echo '```'
   "$work/align" --query "$work/Q.fasta" --db "$work/db/DB" --top 10 --dpx --verbose --of /dev/null 2>&1 |
-    grep -iE 'gcups|tcups|time|total' | head -n 12
+    grep -iE 'gcups|tcups|time|total' | tail -n 12
   echo '```'
   echo "Top hit of the first query: seqfuse \`$(head -n 2 "$work/seqfuse.tsv" | tail -n 1 | cut -c1-120)\`;" \
     "CUDASW++ \`$(head -n 2 "$work/cudasw--dpx.tsv" | tail -n 1 | cut -c1-120)\`"
