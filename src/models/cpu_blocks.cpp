@@ -53,7 +53,7 @@ void layer_norm_rows(const float* in, std::size_t rows, std::size_t hidden,
 
 void attend_head(const float* query, const float* key, const float* value, std::size_t ld_value,
                  std::size_t tokens, std::size_t d, float* out, std::size_t ld_out,
-                 std::vector<float>& scores_buffer) {
+                 std::vector<float>& scores_buffer, const float* bias_center) {
   // In blocks of query rows, so the score block stays small for long sequences.
   for (std::size_t row = 0; row < tokens; row += kQueryBlock) {
     const std::size_t rows = std::min(kQueryBlock, tokens - row);
@@ -63,6 +63,13 @@ void attend_head(const float* query, const float* key, const float* value, std::
                 static_cast<int>(tokens), static_cast<int>(d), 1.0f, query + row * d,
                 static_cast<int>(d), key, static_cast<int>(d), 0.0f, scores,
                 static_cast<int>(tokens));
+    if (bias_center)
+      for (std::size_t r = 0; r < rows; ++r) {
+        // Key j of query i = row + r has offset j - i: the biases from -i on.
+        const float* bias = bias_center - static_cast<std::ptrdiff_t>(row + r);
+        float* s = scores + r * tokens;
+        for (std::size_t j = 0; j < tokens; ++j) s[j] += bias[j];
+      }
     softmax_rows(scores, rows, tokens);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
                 static_cast<int>(d), static_cast<int>(tokens), 1.0f, scores,

@@ -56,13 +56,15 @@ void layer_norm_rows(const float* in, std::size_t rows, std::size_t hidden,
 // Query rows per attention block: a [block x tokens] score matrix per worker.
 inline constexpr std::size_t kQueryBlock = 256;
 
-// out[i] = softmax(query[i] . key^T) . value for `tokens` rows of one head:
-// query and key [tokens][d] contiguous (the query already scaled), value and
-// out rows of d floats at strides ld_value and ld_out. `scores` is the
-// caller's scratch.
+// out[i] = softmax(query[i] . key^T [+ bias[j - i]]) . value for `tokens`
+// rows of one head: query and key [tokens][d] contiguous (the query already
+// scaled, if the model scales), value and out rows of d floats at strides
+// ld_value and ld_out. `bias_center`, when given (T5), points at the bias of
+// offset 0 (key == query) in a row of per-offset biases long enough for
+// +-(tokens - 1) (t5_position_bias). `scores` is the caller's scratch.
 void attend_head(const float* query, const float* key, const float* value, std::size_t ld_value,
                  std::size_t tokens, std::size_t d, float* out, std::size_t ld_out,
-                 std::vector<float>& scores);
+                 std::vector<float>& scores_buffer, const float* bias_center = nullptr);
 
 // Per-worker buffers of attend_sequences: one (sequence, head)'s query and
 // key rows and its score block.

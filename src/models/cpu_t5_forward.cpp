@@ -156,8 +156,9 @@ void CpuT5Engine::attend(std::size_t first_token, std::size_t tokens, std::size_
   float* out = context_.data() + first_token * inner_ + head * d;
   const float* bias_center =
       position_bias_.data() + head * (2 * bias_tokens_ - 1) + (bias_tokens_ - 1);
-  attend_head_biased(scratch.query.data(), scratch.key.data(), value, ld_qkv, tokens, d,
-                     bias_center, out, inner_, scratch.scores);
+  // No 1/sqrt(d): T5 folds it into its weights.
+  attend_head(scratch.query.data(), scratch.key.data(), value, ld_qkv, tokens, d, out, inner_,
+              scratch.scores, bias_center);
 }
 
 void CpuT5Engine::feed_forward(std::size_t layer) {
