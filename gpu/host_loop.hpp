@@ -34,4 +34,20 @@ class HostLoop {
   Run run_;
 };
 
+// body(row, begin, end) over every row of `rows` rows of `length` entries,
+// each cut into pieces of at most `piece` entries, on the workers of `loop`:
+// so that a few long rows (a launch of 7 queries against 1.2 M targets)
+// still spread over every worker.
+template <class Body>
+void for_each_row_piece(const HostLoop& loop, std::size_t rows, std::size_t length,
+                        std::size_t piece, Body&& body) {
+  const std::size_t pieces = length == 0 ? 0 : (length + piece - 1) / piece;
+  loop(rows * pieces, 1, [&](unsigned, std::size_t first, std::size_t last) {
+    for (std::size_t k = first; k < last; ++k) {
+      const std::size_t begin = (k % pieces) * piece;
+      body(k / pieces, begin, begin + piece < length ? begin + piece : length);
+    }
+  });
+}
+
 }  // namespace seqfuse::gpu

@@ -304,19 +304,12 @@ void DeviceTargetSet::scatter(std::span<const PairScore> by_slot, const QueryUpl
                               std::uint32_t first, std::uint32_t count, std::uint32_t first_slot,
                               std::uint32_t slots, std::span<PairScore> out,
                               const HostLoop& loop) const {
-  // Pieces of a row, so that few queries against millions of targets still
-  // spread over every worker (see search16::scatter16).
-  constexpr std::size_t kPiece = std::size_t{1} << 16;
-  const std::size_t pieces = (std::size_t{slots} + kPiece - 1) / kPiece;
-  loop(std::size_t{count} * pieces, 1, [&](unsigned, std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const std::size_t q = k / pieces;
-      const std::size_t row = queries.rows[first + q];
-      const std::size_t s_end = std::min<std::size_t>(slots, (k % pieces + 1) * kPiece);
-      for (std::size_t s = (k % pieces) * kPiece; s < s_end; ++s)
-        out[row * size() + order_[first_slot + s]] = by_slot[q * slots + s];
-    }
-  });
+  for_each_row_piece(loop, count, slots, std::size_t{1} << 16,
+                     [&](std::size_t q, std::size_t begin, std::size_t end) {
+                       const std::size_t row = queries.rows[first + q];
+                       for (std::size_t s = begin; s < end; ++s)
+                         out[row * size() + order_[first_slot + s]] = by_slot[q * slots + s];
+                     });
 }
 
 void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& uploaded,

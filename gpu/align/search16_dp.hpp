@@ -411,27 +411,22 @@ template <class Keep>
 std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t first,
                         std::uint32_t count, std::size_t slots, std::vector<std::uint32_t>& rerun,
                         Keep&& keep, const HostLoop& loop = {}) {
-  // Pieces of a row, so that a launch of few queries against millions of
-  // targets (the big-database search: 7 x 1.2 M) still spreads over every
-  // worker: one thread took 0.2 s per launch there while the device idled.
-  constexpr std::size_t kPiece = std::size_t{1} << 16;
-  const std::size_t pieces = slots == 0 ? 0 : (slots + kPiece - 1) / kPiece;
+  // Pieces of rows: one thread took 0.2 s per launch of the big-database
+  // search (7 x 1.2 M scores) while the device idled.
   std::vector<std::atomic<std::uint64_t>> flagged(count);
-  loop(std::size_t{count} * pieces, 1, [&](unsigned, std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const auto q = static_cast<std::uint32_t>(k / pieces);
-      const std::size_t s_end = std::min(slots, (k % pieces + 1) * kPiece);
-      std::uint64_t here = 0;
-      for (std::size_t s = (k % pieces) * kPiece; s < s_end; ++s) {
-        const PairScore& r = by_slot[q * slots + s];
-        if (r.score == kRerun)
-          ++here;
-        else
-          keep(first + q, static_cast<std::uint32_t>(s), r);
-      }
-      if (here) flagged[q].fetch_add(here, std::memory_order_relaxed);
-    }
-  });
+  for_each_row_piece(loop, count, slots, std::size_t{1} << 16,
+                     [&](std::size_t q, std::size_t begin, std::size_t end) {
+                       std::uint64_t here = 0;
+                       for (std::size_t s = begin; s < end; ++s) {
+                         const PairScore& r = by_slot[q * slots + s];
+                         if (r.score == kRerun)
+                           ++here;
+                         else
+                           keep(first + static_cast<std::uint32_t>(q),
+                                static_cast<std::uint32_t>(s), r);
+                       }
+                       if (here) flagged[q].fetch_add(here, std::memory_order_relaxed);
+                     });
   std::uint64_t total = 0;
   for (std::uint32_t q = 0; q < count; ++q) {
     const std::uint64_t here = flagged[q].load(std::memory_order_relaxed);
