@@ -10,7 +10,11 @@
 # compared byte for byte (gzip ones after inflating); the two seqfuse JSON
 # reports must be equal (the command line aside), and their filtering
 # counts equal fastp's. Floors measured beside: reading the inputs from the
-# page cache (cat), inflating them (gzip -dc, one stream a file).
+# page cache (cat), copying them into fresh files (cat > file, a process a
+# mate: reading and writing, the plain run's copy floor), inflating them
+# (gzip -dc, one stream a file). With STREAM_ROW=1 the GPU plain run is also
+# timed with SEQFUSE_TRIM_STREAM=1 (plain inputs read in pieces instead of
+# mapped), the way before run 31, in the same call.
 # Writes $OUT/fastq-trim-bench.md and $OUT/fastq-trim-bench.log.
 # Runs inside the carried bundle (scripts/device-bundle.sh), in one call:
 #   bash scripts/device-fastq-trim-bench.sh
@@ -92,6 +96,9 @@ echo "data ready ($(elapsed) s)"
 
 # Floors: the inputs read from the page cache, and inflated (one stream a file).
 cat_s=$(seconds sh -c 'cat r1.fq r2.fq >/dev/null')
+rm -f copy-1.fq copy-2.fq
+copy_s=$(seconds sh -c 'cat r1.fq >copy-1.fq & cat r2.fq >copy-2.fq; wait')
+rm -f copy-1.fq copy-2.fq
 inflate_s=$(seconds sh -c 'gzip -dc r1.fq.gz >/dev/null & gzip -dc r2.fq.gz >/dev/null; wait')
 
 run_tool() {  # run_tool TOOL EXT: median seconds of RUNS runs, outputs TOOL1.EXT TOOL2.EXT
@@ -101,6 +108,7 @@ run_tool() {  # run_tool TOOL EXT: median seconds of RUNS runs, outputs TOOL1.EX
     fastp) cmd=(fastp -w "$threads") ;;
     cpu) cmd=("$sf" fastq-trim --quiet --device cpu -w "$threads") ;;
     gpu) cmd=("$sf" fastq-trim --device "${GPU_DEVICE:-gpu}" -w "$threads") ;;
+    gpustream) cmd=(env SEQFUSE_TRIM_STREAM=1 "$sf" fastq-trim --device "${GPU_DEVICE:-gpu}" -w "$threads") ;;
   esac
   for _ in $(seq "$runs"); do
     # Each run writes fresh files: ext4 flushes a file renamed over an
@@ -155,7 +163,7 @@ PY
     "($(du -m r1.fq | cut -f1) MiB a mate plain, $(du -m r1.fq.gz | cut -f1) MiB gzip); wall seconds," \
     "whole process, median of $runs; inputs in the page cache"
   echo ""
-  echo "floors: reading both plain inputs (cat) $cat_s s; inflating both gzip inputs (gzip -dc, a stream each) $inflate_s s"
+  echo "floors: reading both plain inputs (cat) $cat_s s; copying them to fresh files (cat >, a process a mate) $copy_s s; inflating both gzip inputs (gzip -dc, a stream each) $inflate_s s"
   echo ""
   echo "| input/output | fastp | seqfuse cpu | seqfuse gpu | fastp / gpu | cpu / gpu | reads identical (fastp = cpu = gpu) | JSON cpu = gpu | counts = fastp |"
   echo "|---|---|---|---|---|---|---|---|---|"
@@ -179,9 +187,17 @@ for ext in fq fq.gz; do
     'BEGIN {printf "| %s | %.2f | %.2f | %.2f | %.1fx | %.1fx | %s | %s | %s |\n", n, f, c, g, f / g, c / g, s, j, k}' |
     tee -a "$table"
   echo "($name done at $(elapsed) s)"
+  if [ "${STREAM_ROW:-0}" = 1 ] && [ $ext = fq ]; then
+    stream_s=$(run_tool gpustream fq) || { failures=$((failures + 1)); continue; }
+    for side in 1 2; do cmp -s "gpu-$side.fq" "gpustream-$side.fq" || failures=$((failures + 1)); done
+    awk -v s="$stream_s" -v g="$gpu_s" -v f="$fastp_s" \
+      'BEGIN {printf "\nplain inputs read in pieces (SEQFUSE_TRIM_STREAM=1), gpu: %.2f s (%.1fx fastp; mapped %.2f s)\n\n", s, f / s, g}' |
+      tee -a "$table"
+  fi
 done
 echo "" | tee -a "$table"
 echo "traced GPU run (plain):" | tee -a "$table"
+rm -f gpu-1.fq gpu-2.fq
 SEQFUSE_TRACE=1 "$sf" fastq-trim --device "${GPU_DEVICE:-gpu}" -w "$threads" -i r1.fq -I r2.fq -o gpu-1.fq -O gpu-2.fq \
   -j '' -h '' 2>&1 | tail -n 12 | sed 's/^/    /' | tee -a "$table"
 rm -f ./*-1.fq ./*-2.fq ./*-1.fq.gz ./*-2.fq.gz

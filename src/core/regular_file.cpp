@@ -72,7 +72,11 @@ std::string read_regular_file(const std::string& path, std::string_view what) {
   return text;
 }
 
-MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view what) {
+MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view what)
+    : MappedRegularFile(path, what, Edits::refused) {}
+
+MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view what,
+                                     Edits edits) {
   const int fd = open_regular_file(path, what);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -82,7 +86,9 @@ MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view w
   }
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size > 0) {
-    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    editable_ = edits == Edits::private_copies;
+    const int protection = editable_ ? PROT_READ | PROT_WRITE : PROT_READ;
+    void* map = ::mmap(nullptr, size, protection, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
       const int err = errno;
       ::close(fd);
@@ -109,6 +115,7 @@ MappedRegularFile::~MappedRegularFile() {
 MappedRegularFile::MappedRegularFile(MappedRegularFile&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
+      editable_(std::exchange(other.editable_, false)),
       guard_(std::move(other.guard_)) {}
 
 void MappedRegularFile::advise(int advice) const noexcept {

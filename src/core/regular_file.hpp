@@ -33,6 +33,10 @@ class MappedRegularFile {
   // Opens `path` as open_regular_file does (same errors); "cannot read
   // 'PATH': <reason>" or "cannot map 'PATH': <reason>" after that.
   MappedRegularFile(const std::string& path, std::string_view what);
+  // Copy on write: the pages may be edited in place, each edited page
+  // becoming this process's own copy (the file never changes).
+  enum class Edits { refused, private_copies };
+  MappedRegularFile(const std::string& path, std::string_view what, Edits edits);
   ~MappedRegularFile();
   MappedRegularFile(MappedRegularFile&& other) noexcept;
   MappedRegularFile& operator=(MappedRegularFile&&) = delete;
@@ -41,6 +45,10 @@ class MappedRegularFile {
 
   [[nodiscard]] const char* data() const noexcept { return data_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  // The pages to edit in place; only for Edits::private_copies (null otherwise).
+  [[nodiscard]] char* editable_data() const noexcept {
+    return editable_ ? const_cast<char*>(data_) : nullptr;
+  }
   // madvise(2) over the whole mapping (MADV_SEQUENTIAL before a scan,
   // MADV_RANDOM for lookups); a hint, never fails.
   void advise(int advice) const noexcept;
@@ -48,6 +56,7 @@ class MappedRegularFile {
  private:
   const char* data_ = nullptr;
   std::size_t size_ = 0;
+  bool editable_ = false;
   std::unique_ptr<MappedInputGuard> guard_;
 };
 

@@ -18,7 +18,8 @@ TextBuffer::TextBuffer(TextBuffer&& other) noexcept
     : mr_(other.mr_),
       data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
-      capacity_(std::exchange(other.capacity_, 0)) {}
+      capacity_(std::exchange(other.capacity_, 0)),
+      borrowed_(std::exchange(other.borrowed_, false)) {}
 
 TextBuffer& TextBuffer::operator=(TextBuffer&& other) noexcept {
   if (this == &other) return *this;
@@ -27,6 +28,7 @@ TextBuffer& TextBuffer::operator=(TextBuffer&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     capacity_ = std::exchange(other.capacity_, 0);
+    borrowed_ = std::exchange(other.borrowed_, false);
   } else {
     // Memory of another resource (pinned) cannot be handed over: copy it
     // into ours, as std::pmr containers do.
@@ -42,15 +44,17 @@ void TextBuffer::grow(std::size_t wanted, bool geometric) {
   if (geometric) capacity = (capacity + kGranule - 1) / kGranule * kGranule;
   char* data = static_cast<char*>(mr_->allocate(capacity));
   if (size_ > 0) std::memcpy(data, data_, size_);
-  if (data_ != nullptr) mr_->deallocate(data_, capacity_);
+  if (data_ != nullptr && !borrowed_) mr_->deallocate(data_, capacity_);
   data_ = data;
   capacity_ = capacity;
+  borrowed_ = false;
 }
 
 void TextBuffer::release() noexcept {
-  if (data_ != nullptr) mr_->deallocate(data_, capacity_);
+  if (data_ != nullptr && !borrowed_) mr_->deallocate(data_, capacity_);
   data_ = nullptr;
   size_ = capacity_ = 0;
+  borrowed_ = false;
 }
 
 }  // namespace seqfuse::io

@@ -4,6 +4,10 @@
 // resource: by default large_buffer_resource() (huge pages for the large
 // chunks), or pinned memory for buffers copied to a device.
 //
+// A buffer may also borrow bytes that live elsewhere (borrow(): a mapped
+// input file's records, so the reading thread copies nothing); it owns
+// memory again once it grows or is cleared.
+//
 // Why no zero-fill: the reading threads bound fastq-trim and kmer-count on
 // the GPU. With std::string every byte was written twice (resize() zeroes
 // what read() then overwrites), and the chunk buffers faulted in 4 KiB
@@ -41,7 +45,21 @@ class TextBuffer {
   char& operator[](std::size_t i) noexcept { return data_[i]; }
   const char& operator[](std::size_t i) const noexcept { return data_[i]; }
 
-  void clear() noexcept { size_ = 0; }
+  void clear() noexcept {
+    if (borrowed_) forget_borrowed();
+    size_ = 0;
+  }
+  // Points at `size` bytes at `data`, which must outlive the borrow (until
+  // clear(), assign(), growth, a move or destruction); frees what it owned.
+  // The bytes may be edited in place and shrunk (resize to less), never
+  // written past `size`.
+  void borrow(char* data, std::size_t size) noexcept {
+    release();
+    data_ = data;
+    size_ = capacity_ = size;
+    borrowed_ = true;
+  }
+  [[nodiscard]] bool borrowed() const noexcept { return borrowed_; }
   // Bytes past the old size are left as they are (unwritten): the caller
   // fills them (read() into them) or shrinks back. Grows geometrically.
   void resize(std::size_t size) {
@@ -77,10 +95,16 @@ class TextBuffer {
  private:
   void grow(std::size_t wanted, bool geometric);  // keeps the first size() bytes
   void release() noexcept;
+  void forget_borrowed() noexcept {
+    data_ = nullptr;
+    capacity_ = 0;
+    borrowed_ = false;
+  }
 
   std::pmr::memory_resource* mr_;
   char* data_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
+  bool borrowed_ = false;  // data_ is not ours to free
 };
 
 }  // namespace seqfuse::io

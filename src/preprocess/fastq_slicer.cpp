@@ -3,7 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+#include "core/error.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -65,10 +71,26 @@ std::size_t pass_lines(const char* text, std::size_t bytes, std::size_t most, st
 
 }  // namespace
 
-FastqSlicer::FastqSlicer(const std::string& path) : input_(path) {}
+FastqSlicer::FastqSlicer(const std::string& path, bool map_plain_files) : input_(path) {
+  std::error_code ignored;
+  if (!map_plain_files || std::getenv("SEQFUSE_TRIM_STREAM") != nullptr) return;
+  if (input_.compressed() || path == "-" || !std::filesystem::is_regular_file(path, ignored) ||
+      std::filesystem::file_size(path, ignored) == 0)
+    return;
+  try {
+    mapped_ = std::make_unique<MappedRegularFile>(path, "FASTQ input",
+                                                  MappedRegularFile::Edits::private_copies);
+  } catch (const Error&) {
+    return;  // no address space or memory for the mapping: read it instead
+  }
+  // CompressedInput drops a UTF-8 byte-order mark from the start; so here.
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (std::string_view(mapped_->data(), std::min(mapped_->size(), kBom.size())) == kBom)
+    mapped_at_ = kBom.size();
+}
 
 bool FastqSlicer::read_more(io::TextBuffer& text, std::size_t wanted) {
-  if (at_end_) return false;
+  if (at_end_ || mapped_) return false;  // a mapped chunk holds the whole rest of the file
   const std::size_t size = text.size();
   const std::size_t piece = std::clamp(wanted, kSmallestRead, kLargestRead);
   text.resize(size + piece);
@@ -82,8 +104,12 @@ std::size_t FastqSlicer::slice(ReadChunk& chunk, std::size_t records, std::size_
   io::TextBuffer& text = chunk.text;
   chunk.records.clear();
   chunk.first_record = records_;
-  text.assign(carry_);
-  carry_.clear();
+  if (mapped_) {
+    text.borrow(mapped_->editable_data() + mapped_at_, mapped_->size() - mapped_at_);
+  } else {
+    text.assign(carry_);
+    carry_.clear();
+  }
   const std::size_t wanted_lines = 4 * records;
   // Lines are scanned at `at`; the chunk's bytes end at `kept`, which falls
   // behind `at` only once a blank line was dropped (the lines after it are
@@ -128,7 +154,10 @@ std::size_t FastqSlicer::slice(ReadChunk& chunk, std::size_t records, std::size_
     if (lines % 4 == 0 && kept > max_bytes) break;
   }
   if (lines > 0) bytes_per_line_ = static_cast<double>(kept) / static_cast<double>(lines);
-  carry_.assign(text.data() + at, text.size() - at);
+  if (mapped_)
+    mapped_at_ += at;
+  else
+    carry_.assign(text.data() + at, text.size() - at);
   text.resize(kept);
   const std::size_t begun = (lines + 3) / 4;
   records_ += begun;

@@ -6,6 +6,7 @@
 // finish(); the adapter sequences cut off come back per chunk (the report
 // lists them by sequence). Compiled only with a GPU backend.
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "core/env_count.hpp"
 #include "core/gpu_status.hpp"
+#include "core/report.hpp"
 #include "gpu/preprocess/trim_chunk.hpp"
 #include "gpu/runtime.hpp"
 #include "preprocess/gpu_engine.hpp"
@@ -127,7 +129,9 @@ class GpuTrimEngine final : public TrimEngine {
       return;
     }
     gpu::use_device(device_);
+    const Stopwatch waiting;
     Lane& lane = acquire();
+    add_phase(kWaitLane, waiting.seconds());
     try {
       run(lane, reads, mates, out, tally);
     } catch (...) {
@@ -139,6 +143,10 @@ class GpuTrimEngine final : public TrimEngine {
 
   void finish(TrimTally& tally) override {
     gpu::use_device(device_);
+    trace("fastq-trim " + name() + ": workers' thread-seconds: waiting for a lane " +
+          phase_seconds(kWaitLane) + ", staging and queueing " + phase_seconds(kStage) +
+          ", waiting for the device " + phase_seconds(kDevice) + ", for the download " +
+          phase_seconds(kDownload) + ", taking the output " + phase_seconds(kTake));
     std::vector<std::uint64_t> stats(kernel::kStatsSlots * kernel::kStatsWords);
     std::vector<std::uint64_t> counters(kernel::kCounterWords);
     for (auto& lane : lanes_) {
@@ -184,6 +192,11 @@ class GpuTrimEngine final : public TrimEngine {
   }
 
   void run(Lane& lane, ReadChunk& reads, ReadChunk* mates, ChunkOutput& out, TrimTally& tally) {
+    Stopwatch phase;
+    const auto next_phase = [&](Phase p) {
+      add_phase(p, phase.seconds());
+      phase = Stopwatch();
+    };
     const std::size_t n = reads.size();
     const bool paired = mates != nullptr;
     const int sides = paired ? 2 : 1;
@@ -244,6 +257,7 @@ class GpuTrimEngine final : public TrimEngine {
     b.counters = lane.counters.as<unsigned long long>();
     b.scratch = &lane.scratch;
     require_gpu_success(kernel::trim_chunk(b, params_, lane.stream), "fastq-trim chunk");
+    next_phase(kStage);
 
     // Down, first the sizes, then the bytes.
     std::uint32_t sizes[4] = {0, 0, 0, 0};  // out 1, out 2, cut entries, cut bytes
@@ -253,6 +267,7 @@ class GpuTrimEngine final : public TrimEngine {
       gpu::copy_to_host(small + side, b.out_offset[side] + n, sizeof(std::uint32_t), lane.stream);
     gpu::copy_to_host(small + 2, b.cut_count, 2 * sizeof(std::uint32_t), lane.stream);
     lane.stream.synchronize();
+    next_phase(kDevice);
     std::memcpy(sizes, small, sizeof(sizes));
     const std::size_t cut_entry_bytes = sizes[2] * sizeof(kernel::AdapterCutEntry);
     ensure(lane.back, std::size_t{sizes[0]} + sizes[1] + cut_entry_bytes + sizes[3]);
@@ -263,6 +278,7 @@ class GpuTrimEngine final : public TrimEngine {
     gpu::copy_to_host(entries, b.cuts, cut_entry_bytes, lane.stream);
     gpu::copy_to_host(entries + cut_entry_bytes, b.cut_bytes, sizes[3], lane.stream);
     lane.stream.synchronize();
+    next_phase(kDownload);
 
     out.out1.append(down, sizes[0]);
     // Interleaved output: read 2 went to out1 beside read 1 (sizes[1] is 0).
@@ -280,6 +296,16 @@ class GpuTrimEngine final : public TrimEngine {
         tally.bases_in += r.length;
       }
     }
+    next_phase(kTake);
+  }
+
+  // Where the workers' time in trim() goes, for SEQFUSE_TRACE (issue 17).
+  enum Phase { kWaitLane, kStage, kDevice, kDownload, kTake, kPhases };
+  void add_phase(Phase p, double seconds) {
+    phase_ns_[p].fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::string phase_seconds(Phase p) const {
+    return std::to_string(static_cast<double>(phase_ns_[p].load()) * 1e-9);
   }
 
   static void add_stats(const std::vector<std::uint64_t>& all, int slot, ReadStats& to) {
@@ -315,6 +341,7 @@ class GpuTrimEngine final : public TrimEngine {
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::mutex mutex_;
   std::condition_variable free_lane_;
+  std::atomic<std::uint64_t> phase_ns_[kPhases] = {};
 };
 
 }  // namespace

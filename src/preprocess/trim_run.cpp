@@ -355,6 +355,12 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   // Where the loop waits, for SEQFUSE_TRACE: on the writer, trimming, or on
   // the reading of the next group (whichever stage bounds the pipeline).
   double waited_writer = 0, trimming = 0, waited_reader = 0;
+  // Thread-seconds of the workers: parsing and the duplication estimate,
+  // and the engine's trim (a worker's own slot, so no atomics).
+  struct WorkerSeconds {
+    double parse = 0, trim = 0;
+  };
+  std::vector<WorkerSeconds> worker_seconds(threads);
   std::size_t groups_done = 0;
   for (int current = 0; filled > 0; current ^= 1) {
     std::vector<Slot>& group = groups[current];
@@ -378,9 +384,13 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
           ChunkText& out = text.chunks[i];
           out.text.clear();
           try {
+            const Stopwatch parsing;
             source.parse(slot);
             estimate(slot);
+            worker_seconds[worker].parse += parsing.seconds();
+            const Stopwatch engine_time;
             engine->trim(slot.reads, paired ? &slot.mates : nullptr, out.text, tallies[worker]);
+            worker_seconds[worker].trim += engine_time.seconds();
             for (int s = 0; s < kStreams; ++s)
               if (sinks[static_cast<std::size_t>(s)].gzip)
                 compressors[worker]->compress(out.text.*stream_text(s), out.members[s]);
@@ -411,6 +421,13 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
         std::to_string(waited_writer) + " s on the writer, trimmed " + std::to_string(trimming) +
         " s, waited " + std::to_string(waited_reader) + " s on the reader (busy " +
         std::to_string(reader_busy) + " s)");
+  WorkerSeconds summed;
+  for (const WorkerSeconds& w : worker_seconds) {
+    summed.parse += w.parse;
+    summed.trim += w.trim;
+  }
+  trace("fastq-trim: workers' thread-seconds: parsing and duplication " +
+        std::to_string(summed.parse) + ", engine " + std::to_string(summed.trim));
   writer.finish();
   trace("fastq-trim: writer finished");
   engine->finish(tallies[0]);

@@ -2,6 +2,7 @@
 // record-at-a-time reader: the same records, bytes and errors for random
 // FASTQ with every line-end form fastp accepts, at any chunk size.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -45,11 +46,14 @@ Parsed read_serially(const std::string& path, bool phred64) {
   return p;
 }
 
+// `mapped`: the plain file mapped (its chunks borrow the mapping's bytes,
+// and phred64's edits go to private copies of the pages) or read in pieces.
 Parsed read_sliced(const std::string& path, std::size_t records, std::size_t max_bytes,
-                   bool phred64) {
+                   bool phred64, bool mapped) {
   Parsed p;
   try {
-    FastqSlicer slicer(path);
+    FastqSlicer slicer(path, mapped);
+    CHECK(slicer.mapped() == (mapped && std::filesystem::file_size(path) > 0));
     ReadChunk chunk;
     while (slicer.slice(chunk, records, max_bytes) > 0) {
       parse_records(chunk, slicer.display_name(), phred64);
@@ -124,9 +128,12 @@ TEST_CASE("sliced FASTQ reading equals record-at-a-time reading", "[preprocess][
     for (const std::size_t records : {std::size_t{1}, std::size_t{3}, std::size_t{1000}}) {
       for (const std::size_t max_bytes : {std::size_t{1}, std::size_t{500}, std::size_t{1} << 30}) {
         INFO("round " << round << ", " << records << " records a chunk, max " << max_bytes);
-        const Parsed sliced = read_sliced(path, records, max_bytes, phred64);
-        CHECK(sliced.error == serial.error);
-        if (serial.error.empty()) CHECK(sliced.fields == serial.fields);
+        for (const bool mapped : {true, false}) {
+          INFO((mapped ? "mapped" : "read in pieces"));
+          const Parsed sliced = read_sliced(path, records, max_bytes, phred64, mapped);
+          CHECK(sliced.error == serial.error);
+          if (serial.error.empty()) CHECK(sliced.fields == serial.fields);
+        }
       }
     }
   }
@@ -149,9 +156,12 @@ TEST_CASE("sliced reading of mostly clean FASTQ equals record-at-a-time reading"
       for (const std::size_t max_bytes :
            {std::size_t{1}, std::size_t{3000}, std::size_t{1} << 30}) {
         INFO("round " << round << ", " << records << " records a chunk, max " << max_bytes);
-        const Parsed sliced = read_sliced(path, records, max_bytes, false);
-        CHECK(sliced.error == serial.error);
-        if (serial.error.empty()) CHECK(sliced.fields == serial.fields);
+        for (const bool mapped : {true, false}) {
+          INFO((mapped ? "mapped" : "read in pieces"));
+          const Parsed sliced = read_sliced(path, records, max_bytes, false, mapped);
+          CHECK(sliced.error == serial.error);
+          if (serial.error.empty()) CHECK(sliced.fields == serial.fields);
+        }
       }
     }
   }
@@ -176,4 +186,28 @@ TEST_CASE("the slicer cuts whole records and keeps the bytes as they stand",
   CHECK(chunk.text == "@c\nG\n+\nI");
   CHECK(slicer.slice(chunk, 2, 1 << 20) == 0);
   CHECK(slicer.records() == 3);
+}
+
+// A mapped input's chunks borrow the file's bytes: edits in place (phred64's
+// conversion here, base correction in the engines) go to private copies and
+// never reach the file; a UTF-8 byte-order mark is dropped as when read.
+TEST_CASE("a mapped input is sliced without copying and never written", "[preprocess][slicer]") {
+  TempDir dir;
+  const std::string path = dir.file("r.fq").string();
+  const std::string text = "\xEF\xBB\xBF@a\nACGT\n+\nhhhh\n@b\nGG\n+\nhh\n";
+  std::ofstream(path, std::ios::binary) << text;
+  FastqSlicer slicer(path);
+  REQUIRE(slicer.mapped());
+  ReadChunk chunk;
+  REQUIRE(slicer.slice(chunk, 1, 1 << 20) == 1);
+  CHECK(chunk.text.borrowed());
+  CHECK(chunk.text == "@a\nACGT\n+\nhhhh\n");
+  parse_records(chunk, slicer.display_name(), true);
+  CHECK(chunk.qual(chunk.records[0]) == "IIII");  // phred+64 'h' (40) is phred+33 'I'
+  REQUIRE(slicer.slice(chunk, 1, 1 << 20) == 1);
+  CHECK(chunk.text == "@b\nGG\n+\nhh\n");
+  CHECK(slicer.slice(chunk, 1, 1 << 20) == 0);
+  std::ifstream in(path, std::ios::binary);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(after == text);
 }
