@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/subcommand.hpp"
+#include "core/quick_exit.hpp"
 #include "core/report.hpp"
 #include "preprocess/trim_options.hpp"
 #include "preprocess/trim_run.hpp"
@@ -200,6 +201,7 @@ Subcommand add_fastq_trim(CLI::App& parent) {
             if (device != DeviceSpec::Kind::kCpu)
               options.choose_device = [common = config->common] { return choose_device(common); };
             options.gpu_required = device == DeviceSpec::Kind::kGpu;
+            options.exits_after = kQuickExit;
             Reporter report("fastq-trim", config->common.quiet);
             (void)preprocess::run_fastq_trim(options, report);
             return 0;

@@ -45,10 +45,12 @@ std::size_t gpu_chunk_records() {
   return env_count("SEQFUSE_TRIM_GPU_CHUNK", "a record count", std::uint64_t{1} << 24)
       .value_or(8192);
 }
-// Lanes (streams with their buffers): workers beyond them wait for one. 8
-// and 16 were no faster than 4 (run 27d).
+// Lanes (streams with their buffers): workers beyond them wait for one.
+// With the reading thread the bound, 8 and 16 were no faster than 4 (run
+// 27d); with mapped inputs 16 workers waited 3.3 thread-seconds for one of
+// 4 lanes and 0.8 for one of 8 (run 31, 4 M pairs: loop 0.73 -> 0.63 s).
 std::size_t gpu_lanes() {
-  return env_count("SEQFUSE_TRIM_GPU_LANES", "a lane count", 64).value_or(4);
+  return env_count("SEQFUSE_TRIM_GPU_LANES", "a lane count", 64).value_or(8);
 }
 
 // A buffer that only grows (a quarter more than asked, to settle quickly).

@@ -81,6 +81,11 @@ struct TrimOptions {
   // --device: picks the device (null: the CPU); gpu_required for --device gpu.
   std::function<DeviceChoice()> choose_device;
   bool gpu_required = false;
+  // The process exits right after the run (core/quick_exit.hpp): the mapped
+  // inputs, chunk and output buffers, the duplication array and the engine
+  // are then left to the OS instead of being freed piece by piece (0.15-0.2
+  // s of a 1.3 s GPU run on 4 M pairs, run 31).
+  bool exits_after = false;
 };
 
 // Plain values for the engine, after resolve().

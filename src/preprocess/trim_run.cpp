@@ -1,5 +1,6 @@
 #include "preprocess/trim_run.hpp"
 
+#include <array>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -285,9 +286,15 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   // on them).
   const bool gpu_likely =
       options.choose_device && gpu_engines.compiled && gpu_trim_refusal(plan).empty();
-  ReadSource source(options, in_order, gpu_likely ? gpu_trim_chunk_records() : kCpuChunkRecords);
+  // On the heap, as the groups and texts below: left to the OS when the
+  // process exits after the run (TrimOptions::exits_after).
+  auto source_owner = std::make_unique<ReadSource>(
+      options, in_order, gpu_likely ? gpu_trim_chunk_records() : kCpuChunkRecords);
+  ReadSource& source = *source_owner;
   const std::size_t group_size = std::max<std::size_t>(2, threads * kChunksPerThread);
-  std::vector<Slot> groups[2] = {std::vector<Slot>(group_size), std::vector<Slot>(group_size)};
+  auto groups_owner = std::make_unique<std::array<std::vector<Slot>, 2>>();
+  std::array<std::vector<Slot>, 2>& groups = *groups_owner;
+  for (std::vector<Slot>& group : groups) group.resize(group_size);
   double reader_busy = 0;  // seconds the reading threads took, for SEQFUSE_TRACE
   // An error to throw once a group's records are checked (read_source.hpp).
   std::exception_ptr after_group[2];
@@ -316,8 +323,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   });
   const DeviceChoice device = device_choice.get();
   trace("fastq-trim: device chosen");
-  const std::unique_ptr<TrimEngine> engine =
-      choose_engine(options, device, plan, gpu_engines, report);
+  std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, gpu_engines, report);
   std::size_t filled = first_group.get();
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
 
@@ -337,7 +343,8 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
       lane_streams.push_back({s});
   }
   if (lane_streams[0].empty() && lane_streams.size() > 1) lane_streams.erase(lane_streams.begin());
-  std::vector<GroupText> texts(kGroupTexts);
+  auto texts_owner = std::make_unique<std::vector<GroupText>>(kGroupTexts);
+  std::vector<GroupText>& texts = *texts_owner;
   for (GroupText& text : texts) text.chunks.resize(group_size);
   const auto write_text = [&](std::size_t buffer, std::size_t lane) {
     const GroupText& text = texts[buffer];
@@ -493,6 +500,13 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
                      si_quantity(static_cast<double>(summary.bases_out), "bp") + "), on " +
                      summary.engine,
                  seconds, rate(static_cast<double>(summary.reads_in), seconds, "reads"));
+  if (options.exits_after) {  // see TrimOptions::exits_after
+    (void)engine.release();
+    (void)source_owner.release();
+    (void)groups_owner.release();
+    (void)texts_owner.release();
+    (void)duplication.release();
+  }
   return summary;
 }
 
