@@ -56,6 +56,10 @@ struct TokenRules {
   // ESM-2's token dropout: the <mask> id, whose rows the embedding zeroes
   // while scaling the others (Workspace::upload_batch).
   std::optional<std::int32_t> dropout_mask;
+  // T5: the first token is a placeholder (no leading token of its own),
+  // kept at zero and out of the other tokens' attention, as the CPU engine
+  // keeps it (cpu_t5_forward.hpp): Workspace::upload_batch.
+  bool leading_placeholder = false;
 };
 
 // A family's model as the shell needs it.
