@@ -45,7 +45,7 @@ static __global__ void __launch_bounds__(kQueryTile)
   }
   float running_max = -INFINITY, running_sum = 0.0f;
   // This row's biases by key: entry j is key j's (offset j - row).
-  const float* bias_by_key = nullptr;
+  [[maybe_unused]] const float* bias_by_key = nullptr;
   if constexpr (kBias)
     if (active)
       bias_by_key = position_bias + static_cast<std::size_t>(head) * (2 * bias_tokens - 1) +

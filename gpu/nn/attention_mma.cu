@@ -102,7 +102,7 @@ static __global__ void __launch_bounds__(kThreads)
       key_tile[(i / (kDepth - D)) * kStride + D + i % (kDepth - D)] = 0;
   }
   // The head's biases by offset, centred: entry o is offset (key - query) o.
-  const float* bias_center = nullptr;
+  [[maybe_unused]] const float* bias_center = nullptr;
   if constexpr (kBias)
     bias_center =
         position_bias + static_cast<std::size_t>(head) * (2 * bias_tokens - 1) + (bias_tokens - 1);

@@ -1,7 +1,6 @@
 #include "models/gpu_forward.hpp"
 
 #include <cmath>
-#include <cstddef>
 #include <string>
 
 #include "core/gpu_status.hpp"
@@ -148,9 +147,8 @@ void ForwardPass::feed_forward(const void* input, const FeedForwardWeights& w) {
     up.activation = nn::Activation::relu;
     run_linear(up);
   } else if (shape_.feed_forward == FeedForwardKind::gated_gelu) {
-    // The gate's rows follow the up-projection's (lay_out doubles `inter`).
     const std::size_t count = batch_->tokens * intermediate;
-    void* gate = static_cast<std::byte*>(inter) + count * nn::element_bytes(type);
+    void* gate = workspace_->at(workspace_->layout().gate);
     run_linear(up);
     run_linear(linear(input, w.gate_weight, h, intermediate, gate, type));
     queued(nn::gated_gelu(inter, gate, count, type, stream_), "gated GELU");

@@ -11,10 +11,7 @@ namespace seqfuse::models::gpu_embed {
 ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens,
                          const ModelShape& shape) {
   const std::size_t e = nn::element_bytes(shape.type), f = sizeof(float);
-  const std::size_t hidden = shape.hidden, inner = shape.inner;
-  // gated-GELU's gate GEMM writes the second half.
-  const std::size_t intermediate =
-      shape.intermediate * (shape.feed_forward == FeedForwardKind::gated_gelu ? 2 : 1);
+  const std::size_t hidden = shape.hidden, inner = shape.inner, intermediate = shape.intermediate;
   ActivationLayout a{};
   Layout l;
   a.residual = l.add(tokens * hidden * f);
@@ -27,6 +24,9 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens,
   a.value = l.add(tokens * inner * e);
   a.context = l.add(tokens * inner * e);
   a.inter = l.add(tokens * intermediate * e);  // GELU runs in place
+  // T5's gated GELU: the gate GEMM's output, aligned for the GEMM as every
+  // sub-buffer is (an offset inside `inter` would not be for every batch).
+  a.gate = shape.feed_forward == FeedForwardKind::gated_gelu ? l.add(tokens * intermediate * e) : 0;
   a.final = l.add(tokens * hidden * f);
   a.max_sequences = tokens / std::max<std::size_t>(least_sequence_tokens, 1) + 1;
   // A sequence of n tokens has at most n / 64 + 1 tiles, or with a leading
