@@ -1,8 +1,8 @@
 #include <cmath>
 
+#include "gpu/vendor.cuh"
 #include "gpu/nn/attention.hpp"
 #include "gpu/nn/launch.cuh"
-#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

@@ -16,10 +16,10 @@
 // softmax's exponent per pair.
 #include <cmath>
 
+#include "gpu/vendor.cuh"
 #include "gpu/nn/attention.hpp"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/mma.cuh"
-#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

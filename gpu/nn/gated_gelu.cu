@@ -1,10 +1,10 @@
 #include <algorithm>
 
+#include "gpu/vendor.cuh"
 #include "gpu/nn/gated_gelu.hpp"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/nn_math.hpp"
 #include "gpu/nn/pairs.cuh"
-#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 #include <tuple>
 
+#include "gpu/vendor.cuh"
 #include "gpu/error.hpp"
+#include "gpu/trace.hpp"
 #include "gpu/nn/gemm.hpp"
 #include "gpu/nn/launch.cuh"
-#include "gpu/trace.hpp"
-#include "gpu/vendor.cuh"
 
 #if SEQFUSE_VENDOR_CUDA
 #include "gpu/nn/cublaslt_api.hpp"

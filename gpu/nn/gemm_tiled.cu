@@ -1,10 +1,10 @@
 // A portable tiled GEMM for y = x w^T + bias: 64 x 64 output tiles, 16-deep
 // k slices staged in shared memory, 4 x 4 outputs per thread, fp32
 // accumulation. No vendor intrinsics, no warp-size assumption.
+#include "gpu/vendor.cuh"
 #include "gpu/nn/gemm.hpp"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/nn_math.hpp"
-#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {

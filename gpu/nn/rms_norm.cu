@@ -1,6 +1,6 @@
+#include "gpu/vendor.cuh"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/rms_norm.hpp"
-#include "gpu/vendor.cuh"
 // After vendor.cuh (nn_math.hpp says why).
 #include "gpu/nn/nn_math.hpp"
 
