@@ -216,6 +216,59 @@ TEST_CASE("embed GPU t5 fp32 equals the CPU engine on random lengths, readouts, 
   }
 }
 
+// ProtT5-XL's attention shape on a small model: head size 128 and an
+// attention width (2 x 128) four times the hidden size, random attention
+// weights and position table on a fixture's gated-GELU layers, GPU against
+// the CPU engine in fp32 (CUDA-core attention) and bf16 (tensor cores).
+TEST_CASE("embed GPU t5: head size 128, attention wider than the hidden size, equals the CPU",
+          "[gpu][embed][t5]") {
+  require_device();
+  const ProteinModel model = load_protein_model(embed_data_dir() / "t5_hd32_bf16_full", 2);
+  T5Model t5 = std::get<T5Model>(model.weights);
+  REQUIRE(t5.config.feed_forward == T5FeedForward::gated_gelu);
+  t5.config.num_heads = 2;
+  t5.config.d_kv = 128;
+  const auto hidden = static_cast<std::size_t>(t5.config.d_model);
+  const auto inner = static_cast<std::size_t>(t5.config.inner_dim());
+  std::mt19937_64 rng(20261126);
+  const auto fill = [&rng](std::vector<float>& v, std::size_t n, double spread) {
+    std::uniform_real_distribution<float> draw(static_cast<float>(-spread),
+                                               static_cast<float>(spread));
+    v.resize(n);
+    for (float& x : v) x = draw(rng);
+  };
+  // Scores of a few units over 128 channels; biases of a few units.
+  for (T5LayerWeights& w : t5.layers) {
+    for (auto* m : {&w.query_weight, &w.key_weight, &w.value_weight})
+      fill(*m, inner * hidden, 0.6 / std::sqrt(static_cast<double>(hidden)));
+    fill(w.attention_output_weight, hidden * inner, 1.5 / std::sqrt(static_cast<double>(inner)));
+  }
+  fill(t5.relative_attention_bias,
+       static_cast<std::size_t>(t5.config.relative_attention_num_buckets) * 2, 3.0);
+  const Input input = random_input(model, 20261127);
+  const int last = t5.config.num_layers;
+  CpuT5Engine cpu(t5, 2);
+  const Readout readout{{0, 1, last}, Pooling::none};
+  const auto want = run(cpu, input.spans, readout);
+  for (const ComputeType compute : {ComputeType::fp32, ComputeType::bf16}) {
+    const bool fp32 = compute == ComputeType::fp32;
+    INFO((fp32 ? "fp32" : "bf16"));
+    const auto gpu = t5_gpu_engine(t5, compute);
+    AgreementTally tally{fp32 ? kMinCosine : kMinCosine16Bit,
+                         fp32 ? kMaxRelativeErrorFp32 : std::numeric_limits<double>::infinity()};
+    const auto got = run(*gpu, input.spans, readout);
+    for (std::size_t s = 0; s < input.ids.size(); ++s) {
+      REQUIRE(got[s].values.size() == want[s].values.size());
+      for (std::size_t v = 0; v < got[s].values.size() / hidden; ++v)
+        tally.add_engine(input.ids[s] + " vector " + std::to_string(v),
+                         got[s].values.data() + v * hidden, want[s].values.data() + v * hidden,
+                         hidden);
+    }
+    tally.print(std::string("embed GPU t5 head size 128 ") + (fp32 ? "fp32" : "bf16") + " vs CPU");
+    tally.check();
+  }
+}
+
 TEST_CASE("embed GPU t5 bf16 and fp16: worst cosine against transformers", "[gpu][embed][t5]") {
   require_device();
   for (const ComputeType compute : {ComputeType::bf16, ComputeType::fp16}) {
