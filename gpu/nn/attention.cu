@@ -12,17 +12,24 @@ namespace {
 // block shares each key/value tile through shared memory, read as
 // broadcasts (every thread reads the same key at the same time).
 constexpr int kQueryTile = static_cast<int>(kAttentionQueryTile);
-constexpr int kKeyTile = 64;
+// Keys per shared tile: 64, or 32 for head size 128 (two fp32 tiles of 64 x
+// 128 would pass the 48 KiB of static shared memory).
+template <int D>
+constexpr int kKeyTile = D > 64 ? 32 : 64;
 // Keys scored before the running maximum is updated: one rescale of the
 // output per chunk instead of per key.
 constexpr int kChunk = 8;
 
-template <int D, class In, class Out>
+// kBias (T5): each score gets its relative position's bias (attention.hpp);
+// without it the kernel is the one ESM-2 and BERT always ran.
+template <int D, class In, class Out, bool kBias>
 static __global__ void __launch_bounds__(kQueryTile)
     varlen_attention_kernel(const In* query, const In* key, const In* value,
-                            const AttentionTile* tiles, std::size_t tokens, int heads, Out* out) {
-  __shared__ float key_tile[kKeyTile * D];
-  __shared__ float value_tile[kKeyTile * D];
+                            const AttentionTile* tiles, std::size_t tokens, int heads,
+                            const float* position_bias, int bias_tokens, Out* out) {
+  constexpr int kKeys = kKeyTile<D>;
+  __shared__ float key_tile[kKeys * D];
+  __shared__ float value_tile[kKeys * D];
   const AttentionTile tile = tiles[blockIdx.x];
   const int head = static_cast<int>(blockIdx.y);
   const int row = tile.first_query + static_cast<int>(threadIdx.x);
@@ -37,9 +44,15 @@ static __global__ void __launch_bounds__(kQueryTile)
     acc[c] = 0.0f;
   }
   float running_max = -INFINITY, running_sum = 0.0f;
+  // This row's biases by key: entry j is key j's (offset j - row).
+  [[maybe_unused]] const float* bias_by_key = nullptr;
+  if constexpr (kBias)
+    if (active)
+      bias_by_key = position_bias + static_cast<std::size_t>(head) * (2 * bias_tokens - 1) +
+                    (bias_tokens - 1) - row;
 
-  for (int k0 = 0; k0 < tile.length; k0 += kKeyTile) {
-    const int n = min(kKeyTile, tile.length - k0);
+  for (int k0 = 0; k0 < tile.length; k0 += kKeys) {
+    const int n = min(kKeys, tile.length - k0);
     __syncthreads();  // every thread is done with the previous tile
     const std::size_t tile_base = sequence_base + static_cast<std::size_t>(k0) * D;
     for (int i = static_cast<int>(threadIdx.x); i < n * D; i += kQueryTile) {
@@ -59,6 +72,7 @@ static __global__ void __launch_bounds__(kQueryTile)
           dot = 0.0f;
 #pragma unroll
           for (int c = 0; c < D; ++c) dot += q[c] * key_tile[j * D + c];
+          if constexpr (kBias) dot += bias_by_key[k0 + j];
         }
         score[jj] = dot;
         chunk_max = fmaxf(chunk_max, dot);
@@ -94,10 +108,17 @@ static __global__ void __launch_bounds__(kQueryTile)
 template <int D, class In, class Out>
 void launch_varlen_attention(const VarlenAttention& job, gpuStream_t stream) {
   const dim3 grid(static_cast<unsigned>(job.tile_count), static_cast<unsigned>(job.heads));
-  varlen_attention_kernel<D, In, Out><<<grid, kQueryTile, 0, stream>>>(
-      static_cast<const In*>(job.query), static_cast<const In*>(job.key),
-      static_cast<const In*>(job.value), job.tiles, job.tokens, static_cast<int>(job.heads),
-      static_cast<Out*>(job.out));
+  const auto* query = static_cast<const In*>(job.query);
+  const auto* key = static_cast<const In*>(job.key);
+  const auto* value = static_cast<const In*>(job.value);
+  const int heads = static_cast<int>(job.heads), bias_tokens = static_cast<int>(job.bias_tokens);
+  auto* out = static_cast<Out*>(job.out);
+  if (job.position_bias)
+    varlen_attention_kernel<D, In, Out, true><<<grid, kQueryTile, 0, stream>>>(
+        query, key, value, job.tiles, job.tokens, heads, job.position_bias, bias_tokens, out);
+  else
+    varlen_attention_kernel<D, In, Out, false><<<grid, kQueryTile, 0, stream>>>(
+        query, key, value, job.tiles, job.tokens, heads, nullptr, 0, out);
   GPU_CHECK_LAUNCH();
 }
 
@@ -150,7 +171,7 @@ const char* to_string(AttentionKernel kernel) noexcept {
 }
 
 bool attention_head_dim_supported(std::size_t head_dim) noexcept {
-  return head_dim == 16 || head_dim == 24 || head_dim == 32 || head_dim == 64;
+  return head_dim == 16 || head_dim == 24 || head_dim == 32 || head_dim == 64 || head_dim == 128;
 }
 
 void append_attention_tiles(std::size_t begin, std::size_t length,
@@ -164,8 +185,9 @@ Status varlen_attention(const VarlenAttention& job, Stream& stream) {
   if (job.tile_count == 0) return Status::kSuccess;
   if (!attention_head_dim_supported(job.head_dim)) return Status::kInvalidArgument;
   if (job.heads == 0 || job.heads > 65535 || job.tile_count > 0x7fffffffu ||
-      job.tokens > 0x7fffffffu)
+      job.tokens > 0x7fffffffu || job.bias_tokens > 0x3fffffffu)
     return Status::kInvalidSize;
+  if (job.position_bias && job.bias_tokens == 0) return Status::kInvalidArgument;
   if (!job.query || !job.key || !job.value || !job.tiles || !job.out) return Status::kNullBuffer;
   if (attention_kernel_for(job) == AttentionKernel::tensor_cores) {
     launch_mma_attention(job, stream);
@@ -182,8 +204,11 @@ Status varlen_attention(const VarlenAttention& job, Stream& stream) {
     case 32:
       launch_for_types<32>(job, s);
       break;
-    default:
+    case 64:
       launch_for_types<64>(job, s);
+      break;
+    default:
+      launch_for_types<128>(job, s);
       break;
   }
   return Status::kSuccess;

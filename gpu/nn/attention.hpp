@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
-#include "gpu/nn/nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 
@@ -30,8 +30,8 @@ struct AttentionTile {
   std::int32_t first_query = 0;
 };
 
-// Head dimensions the kernel is built for (ESM-2: 16 for 8M, 24 for 35M, 32
-// for 150M, 64 for 650M and 3B).
+// Head dimensions the kernels are built for (ESM-2: 16 for 8M, 24 for 35M,
+// 32 for 150M, 64 for 650M and 3B; ProtT5-XL: 128).
 [[nodiscard]] bool attention_head_dim_supported(std::size_t head_dim) noexcept;
 
 // Appends the tiles of a sequence at tokens [begin, begin + length).
@@ -40,7 +40,8 @@ void append_attention_tiles(std::size_t begin, std::size_t length,
 
 struct VarlenAttention {
   // [heads][tokens][head_dim] each, as `in_type` (rotary.hpp's output); the
-  // query already carries the head_dim^-0.5 scale.
+  // query already carries the model's score scale (ESM-2, BERT:
+  // head_dim^-0.5; T5: none, 1), so the kernels never scale.
   const void* query = nullptr;
   const void* key = nullptr;
   const void* value = nullptr;
@@ -48,7 +49,14 @@ struct VarlenAttention {
   const AttentionTile* tiles = nullptr;  // device copy of the batch's tiles
   std::size_t tile_count = 0;
   std::size_t tokens = 0, heads = 0, head_dim = 0;
-  // softmax(q k^T) v per head, [tokens][heads x head_dim] as `out_type`:
+  // T5's relative position bias, added to every score, or null (ESM-2, BERT:
+  // kernels built without the addition). [heads][2 bias_tokens - 1] fp32 by
+  // offset (src/models/t5_math.hpp's t5_position_bias): the score of query
+  // i and key j of a sequence gets entry (head, j - i + bias_tokens - 1).
+  // Every sequence must be at most bias_tokens long (the caller checks).
+  const float* position_bias = nullptr;
+  std::size_t bias_tokens = 0;
+  // softmax(q k^T (+ bias)) v per head, [tokens][heads x head_dim] as `out_type`:
   // the layout and type the attention output GEMM reads.
   void* out = nullptr;
   NnType out_type = NnType::f32;

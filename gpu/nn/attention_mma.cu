@@ -6,6 +6,10 @@
 // registers. P is rounded to the input type to feed P V (as every 16-bit
 // FlashAttention does); the row sums use the unrounded fp32 P.
 //
+// Head sizes 16 to 128 (ProtT5-XL's 128: two 64-key tiles of 136-element
+// rows, 34 KiB of shared memory). T5's relative position bias is added to S
+// in registers (a template flag: the ESM-2 and BERT kernels are unchanged).
+//
 // Why: with head sizes of 16 to 64, the CUDA-core kernel spends ~2 D
 // fused multiply-adds per (query, key) pair on the two dot products, which a
 // tensor core does at a fraction of the issue slots; what remains is the
@@ -43,10 +47,13 @@ __device__ __forceinline__ std::uint32_t load_pair(const std::uint16_t* p) {
   return *reinterpret_cast<const std::uint32_t*>(p);
 }
 
-template <int D, class T>
+// kBias (T5): each score gets its relative position's bias (attention.hpp),
+// added to S in registers; without it the kernel ESM-2 and BERT always ran.
+template <int D, class T, bool kBias>
 static __global__ void __launch_bounds__(kThreads)
     mma_attention_kernel(const T* query, const T* key, const T* value, const AttentionTile* tiles,
-                         std::size_t tokens, int heads, T* out) {
+                         std::size_t tokens, int heads, const float* position_bias, int bias_tokens,
+                         T* out) {
 #ifdef SEQFUSE_HAVE_MMA
   using Tile = MmaTile<D>;
   constexpr int kDepth = Tile::kDepth;
@@ -94,6 +101,11 @@ static __global__ void __launch_bounds__(kThreads)
     for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (kDepth - D); i += kThreads)
       key_tile[(i / (kDepth - D)) * kStride + D + i % (kDepth - D)] = 0;
   }
+  // The head's biases by offset, centred: entry o is offset (key - query) o.
+  [[maybe_unused]] const float* bias_center = nullptr;
+  if constexpr (kBias)
+    bias_center =
+        position_bias + static_cast<std::size_t>(head) * (2 * bias_tokens - 1) + (bias_tokens - 1);
   // This lane's ldmatrix row: tile `lane / 8`, row `lane % 8`.
   const int tile_index = lane / 8, tile_row = lane % 8;
 
@@ -132,6 +144,21 @@ static __global__ void __launch_bounds__(kThreads)
         mma_16x8x16<T>(s[n], q_frag[kk], b_lo);
         mma_16x8x16<T>(s[n + 1], q_frag[kk], b_hi);
       }
+    // T5: the relative position bias of the lane's scores whose key and row
+    // are in the sequence (other offsets may be outside the table; keys past
+    // the sequence drop out below, rows past it are never stored).
+    if constexpr (kBias) {
+      const bool a_in = row_a < tile.length, b_in = row_b < tile.length;
+#pragma unroll
+      for (int n = 0; n < kKeyBlocks; ++n)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const int key_index = k0 + n * 8 + 2 * pair + c;
+          if (key_index >= tile.length) continue;
+          if (a_in) s[n][c] += bias_center[key_index - row_a];
+          if (b_in) s[n][2 + c] += bias_center[key_index - row_b];
+        }
+    }
     // Keys past the sequence drop out (only the last tile has any).
     if (keys < kKeyTile) {
 #pragma unroll
@@ -225,16 +252,24 @@ static __global__ void __launch_bounds__(kThreads)
 #else
   // Never launched: attention_kernel_for() picks this kernel only on sm_80+.
   (void)query, (void)key, (void)value, (void)tiles, (void)tokens, (void)heads, (void)out;
+  (void)position_bias, (void)bias_tokens;
 #endif
 }
 
 template <int D, class T>
 void launch(const VarlenAttention& job, gpuStream_t stream) {
   const dim3 grid(static_cast<unsigned>(job.tile_count), static_cast<unsigned>(job.heads));
-  mma_attention_kernel<D, T><<<grid, kThreads, 0, stream>>>(
-      static_cast<const T*>(job.query), static_cast<const T*>(job.key),
-      static_cast<const T*>(job.value), job.tiles, job.tokens, static_cast<int>(job.heads),
-      static_cast<T*>(job.out));
+  const auto* query = static_cast<const T*>(job.query);
+  const auto* key = static_cast<const T*>(job.key);
+  const auto* value = static_cast<const T*>(job.value);
+  const int heads = static_cast<int>(job.heads), bias_tokens = static_cast<int>(job.bias_tokens);
+  auto* out = static_cast<T*>(job.out);
+  if (job.position_bias)
+    mma_attention_kernel<D, T, true><<<grid, kThreads, 0, stream>>>(
+        query, key, value, job.tiles, job.tokens, heads, job.position_bias, bias_tokens, out);
+  else
+    mma_attention_kernel<D, T, false><<<grid, kThreads, 0, stream>>>(
+        query, key, value, job.tiles, job.tokens, heads, nullptr, 0, out);
   GPU_CHECK_LAUNCH();
 }
 
@@ -250,8 +285,11 @@ void launch_for_head_dim(const VarlenAttention& job, gpuStream_t stream) {
     case 32:
       launch<32, T>(job, stream);
       break;
-    default:
+    case 64:
       launch<64, T>(job, stream);
+      break;
+    default:
+      launch<128, T>(job, stream);
       break;
   }
 }

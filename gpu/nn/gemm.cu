@@ -75,11 +75,12 @@ struct Plan {
              "set TRANSA");
     check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep),
              "set TRANSB");
-    const bool gelu = job.activation == Activation::gelu_tanh;
-    if (job.bias || gelu) {
-      const cublasLtEpilogue_t epilogue = !gelu      ? CUBLASLT_EPILOGUE_BIAS
-                                          : job.bias ? CUBLASLT_EPILOGUE_GELU_BIAS
-                                                     : CUBLASLT_EPILOGUE_GELU;
+    if (job.bias || job.activation != Activation::none) {
+      cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      if (job.activation == Activation::gelu_tanh)
+        epilogue = job.bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+      else if (job.activation == Activation::relu)
+        epilogue = job.bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
       check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                              sizeof epilogue),
                "set EPILOGUE");
@@ -183,7 +184,9 @@ struct SharedGemmState {
                                              : "gemm: no cuBLASLt algorithm (tiled kernel) for ") +
             std::to_string(job.in) + " -> " + std::to_string(job.out) +
             (job.bias ? " + bias" : "") +
-            (job.activation == Activation::gelu_tanh ? " + GELU" : ""));
+            (job.activation == Activation::gelu_tanh ? " + GELU"
+             : job.activation == Activation::relu    ? " + ReLU"
+                                                     : ""));
     }
     plan.algo = found->second.first;
     plan.usable = found->second.second;

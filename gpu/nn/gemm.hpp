@@ -12,9 +12,9 @@
 #include <span>
 #include <string>
 
+#include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
-#include "gpu/nn/nn_types.hpp"
 
 namespace seqfuse::gpu::nn {
 
@@ -27,6 +27,8 @@ enum class Activation {
   // within 4.8e-4 of ESM's exact-erf GELU; the engine fuses it only where y
   // is 16-bit anyway (src/models/gpu_compute.hpp says why).
   gelu_tanh,
+  // max(v, 0): T5's ReLU feed-forward (cuBLASLt's RELU epilogue).
+  relu,
 };
 
 struct Linear {

@@ -17,7 +17,7 @@ constexpr int kThreads = (kTile / kPerThread) * (kTile / kPerThread);  // 256
 template <class T, class Y, class B>
 static __global__ void __launch_bounds__(kThreads)
     linear_tiled_kernel(const T* x, const T* w, std::size_t rows, std::size_t in, std::size_t out,
-                        const B* bias, bool accumulate, bool gelu, Y* y) {
+                        const B* bias, bool accumulate, Activation activation, Y* y) {
   // [k][row] so the inner loop reads consecutive rows; +1 against bank conflicts.
   __shared__ float x_slice[kSlice][kTile + 1];
   __shared__ float w_slice[kSlice][kTile + 1];
@@ -61,7 +61,10 @@ static __global__ void __launch_bounds__(kThreads)
       const std::size_t c = col0 + static_cast<std::size_t>(tx * kPerThread + j);
       if (c >= out) continue;
       float sum = acc[i][j] + (bias ? to_float(bias[c]) : 0.0f);
-      if (gelu) sum = gelu_tanh(sum);
+      if (activation == Activation::gelu_tanh)
+        sum = gelu_tanh(sum);
+      else if (activation == Activation::relu)
+        sum = fmaxf(sum, 0.0f);
       y[r * out + c] = from_float<Y>(accumulate ? to_float(y[r * out + c]) + sum : sum);
     }
   }
@@ -72,8 +75,7 @@ void launch_linear_tiled(const Linear& job, gpuStream_t stream) {
   const dim3 grid(blocks_for(job.rows, kTile), blocks_for(job.out, kTile));
   linear_tiled_kernel<T, Y, B><<<grid, kThreads, 0, stream>>>(
       static_cast<const T*>(job.x), static_cast<const T*>(job.w), job.rows, job.in, job.out,
-      static_cast<const B*>(job.bias), job.accumulate, job.activation == Activation::gelu_tanh,
-      static_cast<Y*>(job.y));
+      static_cast<const B*>(job.bias), job.accumulate, job.activation, static_cast<Y*>(job.y));
   GPU_CHECK_LAUNCH();
 }
 

@@ -76,4 +76,12 @@ SF_HOST_DEVICE float layer_norm_value(float x, double mean, double inverse_std, 
   return static_cast<float>((x - mean) * inverse_std) * weight + bias;
 }
 
+// T5LayerNorm for one value (T5's RMS norm, src/models/t5_math.hpp uses it
+// on the host): x * rsqrt(mean(x^2) + eps), rounded to float, times the
+// weight (no mean subtraction, no bias). `inverse_rms` is
+// 1 / sqrt(mean(x^2) + eps), its statistics taken in double.
+SF_HOST_DEVICE float rms_norm_value(float x, double inverse_rms, float weight) {
+  return static_cast<float>(x * inverse_rms) * weight;
+}
+
 }  // namespace seqfuse::gpu::nn

@@ -107,12 +107,6 @@ EmbedStats run_embed(const EmbedOptions& options, Reporter& report) {
   // Device problems are reported before the input's.
   DeviceChoice device = device_choice.valid() ? device_choice.get() : DeviceChoice{};
   trace("embed: device ready");
-  if (device.gpu && options.device_auto && !family_runs_on_gpu(model.family())) {
-    report.warn(std::string("the ") + family_name(model.family()) +
-                " family has no GPU engine in this version: running on the CPU");
-    device = DeviceChoice{};
-  }
-  check_family_device(model.family(), device.gpu);
   if (!model.has_leading_token() &&
       (options.pooling == Pooling::bos ||
        std::find(options.pools.begin(), options.pools.end(), Pooling::bos) != options.pools.end()))

@@ -21,6 +21,10 @@ std::unique_ptr<EmbeddingEngine> make_gpu_engine(const BertModel&, const GpuEngi
   no_gpu_backend();
 }
 
+std::unique_ptr<EmbeddingEngine> make_gpu_engine(const T5Model&, const GpuEngineOptions&) {
+  no_gpu_backend();
+}
+
 std::unique_ptr<EmbeddingEngine> make_gpu_engine(const ProteinModel&, const GpuEngineOptions&) {
   no_gpu_backend();
 }

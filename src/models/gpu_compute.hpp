@@ -5,13 +5,14 @@
 // in one device allocation (weights and activations alike).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "gpu/nn/gemm.hpp"
 #include "gpu/nn/nn_types.hpp"
 #include "models/engine.hpp"
+#include "models/t5_config.hpp"
 
 namespace seqfuse::models::gpu_embed {
 
@@ -49,9 +50,20 @@ class Layout {
   std::size_t total_ = 0;
 };
 
+// A family's feed-forward block, as the GEMMs and the step between them run.
+enum class FeedForwardKind {
+  bias_gelu,   // ESM-2, BERT: up with bias, GELU, down with bias
+  relu,        // T5 "relu": up, ReLU (the GEMM's epilogue), down; no biases
+  gated_gelu,  // T5 "gated-gelu": GELU(up) x gate (two GEMMs), down; no biases
+};
+
 // The model's sizes and the element type its GEMMs and attention take.
 struct ModelShape {
   std::size_t hidden = 0, heads = 0, head_dim = 0, intermediate = 0;
+  // heads x head_dim, the attention's width: the hidden size for ESM-2 and
+  // BERT; T5's may differ (ProtT5-XL: 32 x 128 = 4,096 against 1,024).
+  std::size_t inner = 0;
+  FeedForwardKind feed_forward = FeedForwardKind::bias_gelu;
   nn::NnType type = nn::NnType::f32;
 };
 // From a family's config (hidden_size, num_heads, head_dim(),
@@ -63,16 +75,17 @@ template <class Config>
   shape.heads = static_cast<std::size_t>(config.num_heads);
   shape.head_dim = static_cast<std::size_t>(config.head_dim());
   shape.intermediate = static_cast<std::size_t>(config.intermediate_size);
+  shape.inner = shape.heads * shape.head_dim;
   shape.type = nn_type(compute);
   return shape;
 }
+// T5's (d_model, num_heads, d_kv, d_ff, feed_forward_proj).
+[[nodiscard]] ModelShape model_shape(const T5Config& config, ComputeType compute);
 
-// The four GEMMs of every layer, as ForwardPass's attention and feed-forward
-// steps (gpu_forward.cpp) run them for every family (pointers left null, the
-// bias marked by a placeholder): what warm_up_gpu_engine has cuBLASLt choose
-// algorithms for. Keep in step with those steps.
-[[nodiscard]] std::array<nn::Linear, 4> layer_gemm_shapes(std::size_t hidden,
-                                                          std::size_t intermediate,
-                                                          nn::NnType type);
+// The GEMMs of every layer, as ForwardPass's attention and feed-forward
+// steps (gpu_forward.cpp) run them for a model of `shape` (pointers left
+// null, a bias marked by a placeholder): what warm_up_gpu_engine has
+// cuBLASLt choose algorithms for. Keep in step with those steps.
+[[nodiscard]] std::vector<nn::Linear> layer_gemm_shapes(const ModelShape& shape);
 
 }  // namespace seqfuse::models::gpu_embed

@@ -1,7 +1,8 @@
 // The GPU engine's entry points, compiled only in builds with a GPU backend
 // (src/models/CMakeLists.txt); gpu_absent.cpp stands in without one. Each
 // family's make_gpu_engine lives with the family (gpu_esm_family.cpp,
-// gpu_bert_family.cpp), over the one engine shell (gpu_model_engine.hpp).
+// gpu_bert_family.cpp, gpu_t5_family.cpp), over the one engine shell
+// (gpu_model_engine.hpp).
 #include "models/gpu_engine.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "models/esm_config.hpp"
 #include "models/gpu_compute.hpp"
 #include "models/model_family.hpp"
+#include "models/t5_config.hpp"
 
 namespace seqfuse::models {
 
@@ -21,15 +23,23 @@ bool gpu_engine_built() noexcept {
 
 void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept {
   try {
-    // Every family runs the same four GEMMs per layer (gpu_compute.hpp).
+    // Every family runs the same GEMMs per layer but for T5's sizes, biases
+    // and feed-forward (gpu_compute.hpp).
     const std::filesystem::path config = std::filesystem::path(model_dir) / "config.json";
-    const gpu_embed::ModelShape shape =
-        read_model_family(model_dir) == ModelFamily::bert
-            ? gpu_embed::model_shape(load_bert_config(config), compute)
-            : gpu_embed::model_shape(load_esm_config(config), compute);
+    gpu_embed::ModelShape shape;
+    switch (read_model_family(model_dir)) {
+      case ModelFamily::bert:
+        shape = gpu_embed::model_shape(load_bert_config(config), compute);
+        break;
+      case ModelFamily::t5:
+        shape = gpu_embed::model_shape(load_t5_config(config), compute);
+        break;
+      case ModelFamily::esm:
+        shape = gpu_embed::model_shape(load_esm_config(config), compute);
+        break;
+    }
     gpu::use_device(std::max(device, 0));
-    gpu::nn::warm_up_gemms(
-        gpu_embed::layer_gemm_shapes(shape.hidden, shape.intermediate, shape.type));
+    gpu::nn::warm_up_gemms(gpu_embed::layer_gemm_shapes(shape));
     trace("embed: GEMM algorithms chosen ahead");
   } catch (...) {  // reported again, with context, by the engine
   }

@@ -1,8 +1,10 @@
-// The GPU engine of embed: a model family's forward pass (ESM-2, BERT) on
-// one device, one engine shell for every family (gpu_model_engine.hpp) built
-// on the gpu/nn ops (fused embedding, add + LayerNorm, QKV bias + rotary,
-// variable-length flash attention, bias + GELU, pooling) and cuBLASLt GEMMs
-// (a portable tiled GEMM on HIP). Plain C++: the CUDA/HIP side lives in gpu/.
+// The GPU engine of embed: a model family's forward pass (ESM-2, BERT,
+// T5's encoder) on one device, one engine shell for every family
+// (gpu_model_engine.hpp) built on the gpu/nn ops (fused embedding, add +
+// LayerNorm, RMS norm, QKV bias + rotary, variable-length flash attention
+// with T5's optional relative position bias, bias + GELU, gated GELU,
+// pooling) and cuBLASLt GEMMs (a portable tiled GEMM on HIP). Plain C++: the
+// CUDA/HIP side lives in gpu/.
 //
 // Numerics: the residual stream, LayerNorm, softmax statistics and every
 // accumulation are fp32 in every compute type. ComputeType::fp32 keeps
@@ -21,6 +23,7 @@
 #include "models/engine.hpp"
 #include "models/esm_weights.hpp"
 #include "models/protein_model.hpp"
+#include "models/t5_weights.hpp"
 
 namespace seqfuse::models {
 
@@ -56,6 +59,8 @@ void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType co
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const EsmModel& model,
                                                                const GpuEngineOptions& options);
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const BertModel& model,
+                                                               const GpuEngineOptions& options);
+[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const T5Model& model,
                                                                const GpuEngineOptions& options);
 // The family's GPU engine.
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const ProteinModel& model,

@@ -6,6 +6,7 @@
 #include "core/gpu_status.hpp"
 #include "core/report.hpp"
 #include "gpu/nn/attention.hpp"
+#include "gpu/nn/gated_gelu.hpp"
 #include "gpu/nn/gelu.hpp"
 #include "gpu/nn/rotary.hpp"
 
@@ -79,11 +80,21 @@ void ForwardPass::run_into_residual(nn::Linear job, const float* bias) {
 
 void ForwardPass::attention(const void* input, const AttentionWeights& w,
                             const RotaryTable* rotary) {
+  attend(input, w, rotary, nullptr);
+}
+
+void ForwardPass::attention(const void* input, const AttentionWeights& w,
+                            const PositionBiasTable& bias) {
+  attend(input, w, nullptr, &bias);
+}
+
+void ForwardPass::attend(const void* input, const AttentionWeights& w, const RotaryTable* rotary,
+                         const PositionBiasTable* bias) {
   const ActivationLayout& layout = workspace_->layout();
-  const std::size_t h = shape_.hidden;
+  const std::size_t h = shape_.hidden, inner = shape_.inner;
   const nn::NnType type = shape_.type;
   void* qkv = workspace_->at(layout.qkv);
-  run_linear(linear(input, w.qkv_weight, h, 3 * h, qkv, type));
+  run_linear(linear(input, w.qkv_weight, h, 3 * inner, qkv, type));
   nn::QkvRotary split;
   split.qkv = qkv;
   split.qkv_type = type;
@@ -98,7 +109,8 @@ void ForwardPass::attention(const void* input, const AttentionWeights& w,
   split.tokens = batch_->tokens;
   split.heads = shape_.heads;
   split.head_dim = shape_.head_dim;
-  split.query_scale = 1.0f / std::sqrt(static_cast<float>(shape_.head_dim));
+  // T5 folds the scale into its weights.
+  split.query_scale = bias ? 1.0f : 1.0f / std::sqrt(static_cast<float>(shape_.head_dim));
   split.query = workspace_->at(layout.query);
   split.key = workspace_->at(layout.key);
   split.value = workspace_->at(layout.value);
@@ -114,11 +126,15 @@ void ForwardPass::attention(const void* input, const AttentionWeights& w,
   attend.tokens = batch_->tokens;
   attend.heads = shape_.heads;
   attend.head_dim = shape_.head_dim;
+  if (bias) {
+    attend.position_bias = bias->table.as<const float>();
+    attend.bias_tokens = bias->tokens;
+  }
   void* context = workspace_->at(layout.context);
   attend.out = context;
   attend.out_type = type;
   queued(nn::varlen_attention(attend, stream_), "attention");
-  run_into_residual(linear(context, w.output_weight, h, h, residual(), nn::NnType::f32),
+  run_into_residual(linear(context, w.output_weight, inner, h, residual(), nn::NnType::f32),
                     w.output_bias);
 }
 
@@ -127,7 +143,16 @@ void ForwardPass::feed_forward(const void* input, const FeedForwardWeights& w) {
   const nn::NnType type = shape_.type;
   void* inter = workspace_->at(workspace_->layout().inter);
   nn::Linear up = linear(input, w.up_weight, h, intermediate, inter, type);
-  if (fused_gelu(type)) {
+  if (shape_.feed_forward == FeedForwardKind::relu) {
+    up.activation = nn::Activation::relu;
+    run_linear(up);
+  } else if (shape_.feed_forward == FeedForwardKind::gated_gelu) {
+    const std::size_t count = batch_->tokens * intermediate;
+    void* gate = workspace_->at(workspace_->layout().gate);
+    run_linear(up);
+    run_linear(linear(input, w.gate_weight, h, intermediate, gate, type));
+    queued(nn::gated_gelu(inter, gate, count, type, stream_), "gated GELU");
+  } else if (fused_gelu(type)) {
     up.bias = w.up_bias;
     up.bias_type = type;
     up.activation = nn::Activation::gelu_tanh;

@@ -3,9 +3,10 @@
 // its own embedding and norm ops): the batch's activation buffers, each op
 // queued and checked (and, with SEQFUSE_TRACE, timed op by op in the first
 // batch's first layer), the attention block (QKV GEMM, QKV bias + query
-// scale + optional rotary into heads, variable-length attention, output GEMM
-// into the residual stream), the feed-forward block (up-projection with
-// GELU, down GEMM into the residual stream) and the readout of hidden states
+// scale + optional rotary into heads, variable-length attention with T5's
+// optional relative position bias, output GEMM into the residual stream),
+// the feed-forward block (up-projection with GELU, or T5's ReLU or gated
+// GELU; down GEMM into the residual stream) and the readout of hidden states
 // as they pass (gpu_readout.hpp). GPU builds only.
 #pragma once
 
@@ -59,9 +60,16 @@ class ForwardPass {
 
   // residual += attention over `input` ([tokens][hidden], compute type):
   // rotated with `rotary` (ESM-2) at each token's position, or not rotated
-  // (null: BERT's absolute positions were added at the embedding).
+  // (null: BERT's absolute positions were added at the embedding); scores
+  // scaled by head_dim^-0.5.
   void attention(const void* input, const AttentionWeights& w, const RotaryTable* rotary);
-  // residual += down(GELU(up(input) + up bias)) + down bias.
+  // T5's: no rotation, no score scale (T5 folds it into its weights), the
+  // relative position bias added to the scores. `w.qkv_bias` is zeros and
+  // `w.output_bias` null (T5 has no biases).
+  void attention(const void* input, const AttentionWeights& w, const PositionBiasTable& bias);
+  // By the shape's FeedForwardKind: residual += down(GELU(up(input) + up
+  // bias)) + down bias (ESM-2, BERT); down(ReLU(up(input))) or
+  // down(GELU(up(input)) x gate(input)) (T5, no biases).
   void feed_forward(const void* input, const FeedForwardWeights& w);
   // Reads out `states` ([tokens][hidden] fp32) as hidden state `index`
   // (0: the embedding output; i: layer i's; num_layers: the last).
@@ -75,6 +83,9 @@ class ForwardPass {
   void run_linear(const nn::Linear& job);
   // The residual stream adds a block's output in its last GEMM (y += ...).
   void run_into_residual(nn::Linear job, const float* bias);
+  // The attention block; `bias` null but for T5.
+  void attend(const void* input, const AttentionWeights& w, const RotaryTable* rotary,
+              const PositionBiasTable* bias);
 
   ModelShape shape_;
   nn::LinearGemm& gemm_;

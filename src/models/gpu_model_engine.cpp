@@ -15,7 +15,7 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
       options_(options),
       spec_(std::move(spec)),
       gemm_(options.tiled_gemm ? nn::GemmBackend::tiled : nn::GemmBackend::automatic),
-      workspace_(spec_.shape, spec_.tokens.frame_tokens),
+      workspace_(spec_.shape, spec_.tokens.frame_tokens, spec_.tokens.leading_placeholder),
       forward_(spec_.shape, gemm_, stream_),
       output_host_(gpu::pinned_resource()) {
   const ModelShape& shape = spec_.shape;
@@ -23,10 +23,15 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
     throw Error("the GPU engine takes an even intermediate_size; " + spec_.folder + " has " +
                 std::to_string(shape.intermediate) + ": use --device cpu");
   if (!nn::attention_head_dim_supported(shape.head_dim) ||
-      shape.head_dim * shape.heads != shape.hidden)
-    throw Error("the GPU engine's attention is built for head sizes 16, 24, 32 and 64; " +
-                spec_.folder + " has " + std::to_string(shape.hidden) + " / " +
+      // ESM-2 and BERT split the hidden size into their heads.
+      (shape.feed_forward == FeedForwardKind::bias_gelu && shape.inner != shape.hidden))
+    throw Error("the GPU engine's attention is built for head sizes 16, 24, 32, 64 and 128; " +
+                spec_.folder + " has " + std::to_string(shape.inner) + " / " +
                 std::to_string(shape.heads) + " heads: use --device cpu");
+  // The QKV split's threads: one per 4 channels of a token's heads.
+  if (shape.inner % 4 != 0 || shape.inner > 4096)
+    throw Error("the GPU engine takes at most 4,096 attention channels (heads x head size); " +
+                spec_.folder + " has " + std::to_string(shape.inner) + ": use --device cpu");
   trace("embed: engine: device, stream and GEMM handle ready");
   family_ = spec_.upload(shape.type, name(), stream_);
   spec_.upload = nullptr;  // it may refer to the host model, which the caller may free
@@ -41,8 +46,7 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
 std::size_t GpuModelEngine::preferred_batch_tokens() const {
   constexpr std::size_t kMost = 65536, kLeast = 4096;
   const ModelShape& shape = spec_.shape;
-  const ActivationLayout most =
-      lay_out(kMost, spec_.tokens.frame_tokens, shape.hidden, shape.intermediate, shape.type);
+  const ActivationLayout most = lay_out(kMost, spec_.tokens.frame_tokens, shape);
   const std::size_t per_token = most.total / kMost + 1;
   const std::size_t fits = gpu::free_device_memory() / 2 /
                            std::max<std::size_t>(options_.engines_on_device, 1) / per_token;

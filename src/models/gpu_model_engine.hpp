@@ -6,8 +6,8 @@
 // order. A family adds only what differs (GpuFamily below): its weights on
 // the device and its forward pass, built from ForwardPass's shared steps
 // (gpu_forward.hpp) and its own embedding and norm ops
-// (gpu_esm_family.cpp, gpu_bert_family.cpp). GPU builds only; callers make
-// engines through make_gpu_engine.
+// (gpu_esm_family.cpp, gpu_bert_family.cpp, gpu_t5_family.cpp). GPU builds
+// only; callers make engines through make_gpu_engine.
 #pragma once
 
 #include <cstddef>
@@ -56,6 +56,10 @@ struct TokenRules {
   // ESM-2's token dropout: the <mask> id, whose rows the embedding zeroes
   // while scaling the others (Workspace::upload_batch).
   std::optional<std::int32_t> dropout_mask;
+  // T5: the first token is a placeholder (no leading token of its own),
+  // kept at zero and out of the other tokens' attention, as the CPU engine
+  // keeps it (cpu_t5_forward.hpp): Workspace::upload_batch.
+  bool leading_placeholder = false;
 };
 
 // A family's model as the shell needs it.
@@ -109,9 +113,9 @@ class GpuModelEngine final : public EmbeddingEngine {
   std::pmr::vector<float> output_host_;
 };
 
-// The engine over `model` (an EsmModel, BertModel: its config's sizes, its
-// folder), whose weights upload as Family(model, type, device_name, stream):
-// each family's make_gpu_engine.
+// The engine over `model` (an EsmModel, BertModel, T5Model: its config's
+// sizes, its folder), whose weights upload as Family(model, type,
+// device_name, stream): each family's make_gpu_engine.
 template <class Family, class Model>
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_family_engine(const Model& model,
                                                                   TokenRules tokens,

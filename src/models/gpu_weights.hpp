@@ -22,12 +22,13 @@ struct NormWeights {
   const float* bias = nullptr;
 };
 
-// One attention block's tensors on the device.
+// One attention block's tensors on the device (inner: heads x head_dim, the
+// hidden size but for T5).
 struct AttentionWeights {
-  const void* qkv_weight = nullptr;     // [3 hidden][hidden], compute type: query, key, value
-  const float* qkv_bias = nullptr;      // [3 hidden]
-  const void* output_weight = nullptr;  // [hidden][hidden], compute type
-  const float* output_bias = nullptr;   // [hidden]
+  const void* qkv_weight = nullptr;     // [3 inner][hidden], compute type: query, key, value
+  const float* qkv_bias = nullptr;      // [3 inner]
+  const void* output_weight = nullptr;  // [hidden][inner], compute type
+  const float* output_bias = nullptr;   // [hidden], or null (T5)
 };
 
 // One feed-forward block's tensors on the device (bias + GELU between).
@@ -36,7 +37,10 @@ struct FeedForwardWeights {
   // fp32, or the compute type where the up-projection's GEMM adds it (fused_gelu).
   const void* up_bias = nullptr;
   const void* down_weight = nullptr;  // [hidden][intermediate], compute type
-  const float* down_bias = nullptr;   // [hidden]
+  const float* down_bias = nullptr;   // [hidden], or null (T5)
+  // T5's gated GELU: wi_1, the linear side [intermediate][hidden] (up_weight
+  // is wi_0, the GELU side); null otherwise.
+  const void* gate_weight = nullptr;
 };
 
 // Lays host tensors out in one device allocation (each aligned for
@@ -103,6 +107,13 @@ class WeightPlacer {
   Layout layout_;
   std::vector<Place> places_;
   std::vector<Target> targets_;
+};
+
+// T5's relative position bias by offset on the device, [heads][2 tokens - 1]
+// fp32 (t5_math.hpp's t5_position_bias), for sequences of up to `tokens`.
+struct PositionBiasTable {
+  std::size_t tokens = 0;
+  gpu::DeviceBuffer table;
 };
 
 // cos and sin of one inv_freq, [positions][head_dim / 2] on the device.

@@ -8,24 +8,30 @@
 
 namespace seqfuse::models::gpu_embed {
 
-ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens, std::size_t hidden,
-                         std::size_t intermediate, nn::NnType type) {
-  const std::size_t e = nn::element_bytes(type), f = sizeof(float);
+ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens,
+                         const ModelShape& shape) {
+  const std::size_t e = nn::element_bytes(shape.type), f = sizeof(float);
+  const std::size_t hidden = shape.hidden, inner = shape.inner, intermediate = shape.intermediate;
   ActivationLayout a{};
   Layout l;
   a.residual = l.add(tokens * hidden * f);
   a.normed = l.add(tokens * hidden * e);
   // The QKV and up-projection GEMMs write the compute type: their readers
   // (rotary, GELU) take 16 bits as HF's bf16 pass does, at half the bytes.
-  a.qkv = l.add(tokens * 3 * hidden * e);
-  a.query = l.add(tokens * hidden * e);  // attention's inputs, in the compute type
-  a.key = l.add(tokens * hidden * e);
-  a.value = l.add(tokens * hidden * e);
-  a.context = l.add(tokens * hidden * e);
+  a.qkv = l.add(tokens * 3 * inner * e);
+  a.query = l.add(tokens * inner * e);  // attention's inputs, in the compute type
+  a.key = l.add(tokens * inner * e);
+  a.value = l.add(tokens * inner * e);
+  a.context = l.add(tokens * inner * e);
   a.inter = l.add(tokens * intermediate * e);  // GELU runs in place
+  // T5's gated GELU: the gate GEMM's output, aligned for the GEMM as every
+  // sub-buffer is (an offset inside `inter` would not be for every batch).
+  a.gate = shape.feed_forward == FeedForwardKind::gated_gelu ? l.add(tokens * intermediate * e) : 0;
   a.final = l.add(tokens * hidden * f);
   a.max_sequences = tokens / std::max<std::size_t>(least_sequence_tokens, 1) + 1;
-  a.max_tiles = a.max_sequences + tokens / nn::kAttentionQueryTile + 1;
+  // A sequence of n tokens has at most n / 64 + 1 tiles, or with a leading
+  // placeholder (T5) one more.
+  a.max_tiles = 2 * a.max_sequences + tokens / nn::kAttentionQueryTile + 1;
   a.meta_begin = l.total();
   a.ids = l.add(tokens * sizeof(std::int32_t));
   a.positions = l.add(tokens * sizeof(std::int32_t));
@@ -38,16 +44,17 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens, 
   return a;
 }
 
-Workspace::Workspace(const ModelShape& shape, std::size_t least_sequence_tokens)
+Workspace::Workspace(const ModelShape& shape, std::size_t least_sequence_tokens,
+                     bool leading_placeholder)
     : shape_(shape),
       least_sequence_tokens_(least_sequence_tokens),
+      leading_placeholder_(leading_placeholder),
       meta_host_(gpu::pinned_resource()) {}
 
 void Workspace::reserve(std::size_t batch_tokens, std::size_t longest_sequence_tokens,
                         const std::string& device_name) {
   if (batch_tokens <= capacity_) return;
-  const ActivationLayout layout = lay_out(batch_tokens, least_sequence_tokens_, shape_.hidden,
-                                          shape_.intermediate, shape_.type);
+  const ActivationLayout layout = lay_out(batch_tokens, least_sequence_tokens_, shape_);
   arena_ = gpu::DeviceBuffer();  // the old buffers' memory counts as free
   output_buffer_ = gpu::DeviceBuffer();
   capacity_ = 0;
@@ -102,12 +109,21 @@ void Workspace::upload_batch(std::span<const std::span<const std::int32_t>> sequ
       scale =
           (1.0 - 0.15 * 0.8) / (1.0 - static_cast<double>(masks) / static_cast<double>(seq.size()));
     }
-    nn::append_attention_tiles(t, seq.size(), tiles_);
+    const std::size_t first = t;
+    if (leading_placeholder_) {
+      // The placeholder attends to itself: its value row is zero (no biases
+      // in T5, its hidden row zero), so its attention output is zero too.
+      nn::append_attention_tiles(t, 1, tiles_);
+      nn::append_attention_tiles(t + 1, seq.size() - 1, tiles_);
+    } else {
+      nn::append_attention_tiles(t, seq.size(), tiles_);
+    }
     for (std::size_t i = 0; i < seq.size(); ++i, ++t) {
       ids[t] = seq[i];
       positions[t] = static_cast<std::int32_t>(i);
       scales[t] = dropout_mask && seq[i] == *dropout_mask ? 0.0 : scale;
     }
+    if (leading_placeholder_) scales[first] = 0.0;
     offsets[s + 1] = static_cast<std::int32_t>(t);
   }
   std::memcpy(host_at(layout_.tiles), tiles_.data(), tiles_.size() * sizeof(nn::AttentionTile));

@@ -23,6 +23,7 @@ namespace seqfuse::models::gpu_embed {
 // sequences of at least `least_sequence_tokens` each (their special tokens).
 struct ActivationLayout {
   std::size_t residual, normed, qkv, query, key, value, context, inter, final;
+  std::size_t gate;  // gated GELU's linear side (T5), or 0 (none)
   // Per-batch metadata, uploaded in one copy from a pinned mirror.
   std::size_t ids, positions, scales, offsets, tiles, meta_begin, meta_end;
   std::size_t output;  // readout results (grown on demand past this first size)
@@ -31,13 +32,16 @@ struct ActivationLayout {
 };
 
 [[nodiscard]] ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens,
-                                       std::size_t hidden, std::size_t intermediate,
-                                       nn::NnType type);
+                                       const ModelShape& shape);
 
 class Workspace {
  public:
   // Sequences hold at least `least_sequence_tokens` tokens (1 or more).
-  Workspace(const ModelShape& shape, std::size_t least_sequence_tokens);
+  // `leading_placeholder` (T5): each sequence's first token is a placeholder
+  // (cpu_t5_forward.hpp), embedded as zeros (scale 0) and attending to
+  // itself only, so its row stays zero through every layer.
+  Workspace(const ModelShape& shape, std::size_t least_sequence_tokens,
+            bool leading_placeholder = false);
 
   // Tokens a batch may hold without reserve() growing the arena.
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -56,7 +60,9 @@ class Workspace {
   // Token ids, positions, token-dropout scales, sequence offsets and attention
   // tiles, in one copy from the pinned mirror of the metadata area.
   // `dropout_mask`: the <mask> id where token dropout applies (ESM-2), else
-  // every scale is 1.
+  // every scale is 1 (a leading placeholder's 0). Attention tiles cover each
+  // sequence, or with a leading placeholder the placeholder alone and the
+  // tokens after it.
   void upload_batch(std::span<const std::span<const std::int32_t>> sequences,
                     std::optional<std::int32_t> dropout_mask, gpu::Stream& stream);
 
@@ -74,6 +80,7 @@ class Workspace {
  private:
   ModelShape shape_;
   std::size_t least_sequence_tokens_;
+  bool leading_placeholder_;
   std::size_t capacity_ = 0;  // tokens the arena holds
   ActivationLayout layout_{};
   gpu::DeviceBuffer arena_;

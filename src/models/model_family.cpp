@@ -67,13 +67,4 @@ ModelFamily read_model_family(const std::filesystem::path& folder) {
                             config_json::quoted_path(config_path.string()));
 }
 
-bool family_runs_on_gpu(ModelFamily family) {
-  return family != ModelFamily::t5;
-}
-
-void check_family_device(ModelFamily family, bool gpu) {
-  if (gpu && !family_runs_on_gpu(family))
-    throw Error("the t5 family runs on the CPU only in this version; use --device cpu");
-}
-
 }  // namespace seqfuse::models

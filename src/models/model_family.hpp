@@ -34,11 +34,4 @@ enum class ModelFamily {
 // otherwise) and returns that config's family.
 [[nodiscard]] ModelFamily read_model_family(const std::filesystem::path& folder);
 
-// The one place that says which families run where (t5: CPU only for now):
-// whether `family` has a GPU engine, and a check that throws seqfuse::Error
-// when it has none on the chosen device (--device auto falls back to the
-// CPU instead: run_embed).
-[[nodiscard]] bool family_runs_on_gpu(ModelFamily family);
-void check_family_device(ModelFamily family, bool gpu);
-
 }  // namespace seqfuse::models

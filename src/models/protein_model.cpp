@@ -88,9 +88,4 @@ std::unique_ptr<EmbeddingEngine> make_cpu_engine(const ProteinModel& model, unsi
                     model.weights);
 }
 
-std::unique_ptr<EmbeddingEngine> make_gpu_engine(const T5Model&, const GpuEngineOptions&) {
-  check_family_device(ModelFamily::t5, true);
-  return nullptr;  // not reached: check_family_device throws for t5 on a GPU
-}
-
 }  // namespace seqfuse::models

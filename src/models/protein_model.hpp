@@ -54,11 +54,4 @@ struct ProteinModel {
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_cpu_engine(const ProteinModel& model,
                                                                unsigned threads);
 
-// The GPU engine factory's T5 member (the others are in gpu_engine.hpp), so
-// that its visit of ProteinModel compiles: T5 has no GPU engine yet, and
-// this throws check_family_device's line. run_embed refuses before it.
-struct GpuEngineOptions;
-[[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_engine(const T5Model& model,
-                                                               const GpuEngineOptions& options);
-
 }  // namespace seqfuse::models

@@ -1,5 +1,5 @@
-// T5's arithmetic that the CPU engine and a GPU engine share: the RMS
-// LayerNorm value (SF_HOST_DEVICE), and on the host the relative position
+// T5's arithmetic that the CPU engine and the GPU engine share: the RMS
+// LayerNorm value (nn_math.hpp's), and on the host the relative position
 // buckets and the per-offset bias table built from them (t5_math.cpp), so a
 // GPU engine uploads the same table instead of computing logarithms.
 #pragma once
@@ -7,16 +7,14 @@
 #include <cstddef>
 #include <vector>
 
-#include "gpu/primitives/host_device.hpp"
+#include "gpu/nn/nn_math.hpp"
 
 namespace seqfuse::models {
 
 // T5LayerNorm for one value: x * rsqrt(mean(x^2) + eps), rounded to float,
-// times the weight (no mean subtraction, no bias). `inverse_rms` is
-// 1 / sqrt(mean(x^2) + eps), its statistics taken in double.
-SF_HOST_DEVICE float rms_norm_value(float x, double inverse_rms, float weight) {
-  return static_cast<float>(x * inverse_rms) * weight;
-}
+// times the weight. It lives with the kernels' scalar math
+// (gpu/nn/nn_math.hpp), which the GPU's RMS norm (gpu/nn/rms_norm.cu) calls.
+using gpu::nn::rms_norm_value;
 
 // transformers' T5Attention._relative_position_bucket with bidirectional =
 // true, for relative_position = key position - query position: half the

@@ -5,7 +5,9 @@
 // reference takes the very inputs the device got (already rounded to the
 // input type), so what is measured is the kernel's own error: P rounded to
 // 16 bits for P V (tensor cores) and the output rounding. A [bench] case
-// times the two kernels on an ESM-2 8M-shaped batch.
+// times the two kernels on an ESM-2 8M-shaped batch. T5's relative position
+// bias (a random [heads][2 n - 1] table, n past the longest sequence) is
+// checked the same way, head size 128 (ProtT5-XL) with and without it.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -39,10 +41,13 @@ struct Batch {
   nn::NnType type = nn::NnType::f32;
   Typed query, key, value;  // [heads][tokens][head_dim]
   std::vector<nn::AttentionTile> tiles;
-  gpu::DeviceBuffer d_query, d_key, d_value, d_tiles, d_out;
+  // With a position bias (T5): [heads][2 bias_tokens - 1] by offset.
+  std::vector<float> bias;
+  std::size_t bias_tokens = 0;
+  gpu::DeviceBuffer d_query, d_key, d_value, d_tiles, d_out, d_bias;
 
   Batch(std::vector<std::size_t> lengths_, std::size_t heads_, std::size_t head_dim_,
-        nn::NnType type_, std::mt19937_64& rng, gpu::Stream& stream)
+        nn::NnType type_, std::mt19937_64& rng, gpu::Stream& stream, bool with_bias = false)
       : lengths(std::move(lengths_)), heads(heads_), head_dim(head_dim_), type(type_) {
     for (const std::size_t n : lengths) {
       begins.push_back(tokens);
@@ -65,6 +70,16 @@ struct Batch {
     gpu::copy_to_device(d_tiles.data(), tiles.data(), tiles.size() * sizeof(nn::AttentionTile),
                         stream);
     d_out = gpu::DeviceBuffer(std::max<std::size_t>(n * nn::element_bytes(type), 1));
+    if (with_bias) {
+      // A table longer than any sequence (the engine's grows to the longest
+      // seen), biases of a few units as trained T5 tables hold.
+      bias_tokens = *std::max_element(lengths.begin(), lengths.end()) + 5;
+      std::uniform_real_distribution<float> unit(-3.0f, 3.0f);
+      bias.resize(heads * (2 * bias_tokens - 1));
+      for (float& v : bias) v = unit(rng);
+      d_bias = gpu::DeviceBuffer(bias.size() * sizeof(float));
+      gpu::copy_to_device(d_bias.data(), bias.data(), bias.size() * sizeof(float), stream);
+    }
     stream.synchronize();
   }
 
@@ -82,6 +97,10 @@ struct Batch {
     j.out = d_out.data();
     j.out_type = type;
     j.allow_tensor_cores = tensor_cores;
+    if (!bias.empty()) {
+      j.position_bias = d_bias.as<const float>();
+      j.bias_tokens = bias_tokens;
+    }
     return j;
   }
 
@@ -108,6 +127,8 @@ double worst_error(const Batch& b, const std::vector<std::uint8_t>& out) {
           const double* k = &b.key.values[b.at(h, b.begins[s] + ki)];
           double dot = 0;
           for (std::size_t c = 0; c < d; ++c) dot += q[c] * k[c];
+          if (!b.bias.empty())
+            dot += b.bias[h * (2 * b.bias_tokens - 1) + ki + b.bias_tokens - 1 - qi];
           scores[ki] = dot;
           top = std::max(top, dot);
         }
@@ -153,7 +174,7 @@ TEST_CASE("attention kernels equal a float64 reference on random packed batches"
     const double tolerance = type == nn::NnType::f32    ? 1e-5
                              : type == nn::NnType::bf16 ? 1.2e-2
                                                         : 1.5e-3;
-    for (const std::size_t head_dim : {16, 24, 32, 64}) {
+    for (const std::size_t head_dim : {16, 24, 32, 64, 128}) {
       std::vector<std::size_t> lengths = {1, 2, 63, 64, 65, 129};
       std::uniform_int_distribution<std::size_t> length(1, 300);
       for (int i = 0; i < 6; ++i) lengths.push_back(length(rng));
@@ -166,6 +187,40 @@ TEST_CASE("attention kernels equal a float64 reference on random packed batches"
         const double error = worst_error(batch, run_attention(batch, tensor_cores, stream));
         std::cout << "attention " << type_name(type) << " head_dim " << head_dim << " on "
                   << nn::to_string(kernel) << ": worst error " << error << " x max|v|\n";
+        CHECK(error <= tolerance);  // false for NaN
+      }
+    }
+  }
+}
+
+TEST_CASE("attention kernels with T5's relative position bias equal a float64 reference",
+          "[gpu][t5]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  const std::uint64_t seed = seqfuse::test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  std::mt19937_64 rng(seed);
+  gpu::Stream stream;
+  for (const nn::NnType type : {nn::NnType::f32, nn::NnType::bf16, nn::NnType::f16}) {
+    // As above: the bias is added in fp32 on both kernels, so the
+    // tolerances are those of the unbiased kernels.
+    const double tolerance = type == nn::NnType::f32    ? 1e-5
+                             : type == nn::NnType::bf16 ? 1.2e-2
+                                                        : 1.5e-3;
+    for (const std::size_t head_dim : {16, 24, 32, 64, 128}) {
+      // T5's placeholder tiles are one token long: lengths 1 among the rest.
+      std::vector<std::size_t> lengths = {1, 1, 2, 31, 32, 33, 63, 64, 65, 129};
+      std::uniform_int_distribution<std::size_t> length(1, 300);
+      for (int i = 0; i < 6; ++i) lengths.push_back(length(rng));
+      lengths.push_back(1023);
+      std::shuffle(lengths.begin(), lengths.end(), rng);
+      const Batch batch(lengths, 3, head_dim, type, rng, stream, true);
+      for (const bool tensor_cores : {true, false}) {
+        const nn::AttentionKernel kernel = nn::attention_kernel_for(batch.job(tensor_cores));
+        INFO(type_name(type) << " head_dim " << head_dim << " on " << nn::to_string(kernel)
+                             << " with position bias");
+        const double error = worst_error(batch, run_attention(batch, tensor_cores, stream));
+        std::cout << "attention + position bias " << type_name(type) << " head_dim " << head_dim
+                  << " on " << nn::to_string(kernel) << ": worst error " << error << " x max|v|\n";
         CHECK(error <= tolerance);  // false for NaN
       }
     }

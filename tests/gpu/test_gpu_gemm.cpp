@@ -53,6 +53,7 @@ struct Problem {
   nn::NnType type, y_type, bias_type;
   bool accumulate;
   nn::Activation activation;
+  bool with_bias = true;  // false: T5's bias-free GEMMs
 };
 
 Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rng,
@@ -82,7 +83,7 @@ Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rn
   job.rows = p.rows;
   job.in = p.in;
   job.out = p.out;
-  job.bias = d_bias.data();
+  job.bias = p.with_bias ? d_bias.data() : nullptr;
   job.bias_type = p.bias_type;
   job.y = d_y.data();
   job.y_type = p.y_type;
@@ -106,7 +107,7 @@ Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rn
   const std::size_t e = nn::element_bytes(p.y_type);
   for (std::size_t r = 0; r < p.rows; ++r)
     for (std::size_t c = 0; c < p.out; ++c) {
-      double v = bias.values[c];
+      double v = p.with_bias ? bias.values[c] : 0.0;
       for (std::size_t k = 0; k < p.in; ++k) v += x.values[r * p.in + k] * w.values[c * p.in + k];
       const std::size_t i = r * p.out + c;
       const double device = read_typed(p.y_type, got.data() + i * e);
@@ -119,6 +120,8 @@ Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rn
       if (p.activation == nn::Activation::gelu_tanh) {
         want = gelu_tanh_exact(v);
         erf_form = gelu_erf_exact(v);
+      } else if (p.activation == nn::Activation::relu) {
+        want = erf_form = std::max(v, 0.0);
       }
       if (p.accumulate) {
         want += start.values[i];
@@ -137,7 +140,8 @@ Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rn
 
 }  // namespace
 
-TEST_CASE("linear GEMM equals a float64 reference: both backends, types, bias, GELU", "[gpu]") {
+TEST_CASE("linear GEMM equals a float64 reference: both backends, types, bias, GELU, ReLU",
+          "[gpu]") {
   REQUIRE_FALSE(gpu::devices().empty());
   const std::uint64_t seed = seqfuse::test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
@@ -158,13 +162,20 @@ TEST_CASE("linear GEMM equals a float64 reference: both backends, types, bias, G
         problems.push_back({rows, 1280, 320, type, f32, f32, true, A::none});
         problems.push_back({rows, 320, 1280, type, type, f32, false, A::none});
         problems.push_back({rows, 320, 1280, type, f32, type, false, A::gelu_tanh});
+        // T5's: ReLU (its up-projection, without and with a bias), bias-free
+        // GEMMs into a 16-bit y and into the fp32 residual stream.
+        problems.push_back({rows, 320, 1280, type, type, f32, false, A::relu, false});
+        problems.push_back({rows, 320, 1280, type, f32, type, false, A::relu});
+        problems.push_back({rows, 320, 960, type, type, f32, false, A::none, false});
+        problems.push_back({rows, 1280, 320, type, f32, f32, true, A::none, false});
       }
       for (const Problem& p : problems) {
         const bool gelu = p.activation == A::gelu_tanh;
         INFO(backend_name << " " << type_name(p.type) << " -> " << type_name(p.y_type) << " (bias "
                           << type_name(p.bias_type) << "), " << p.rows << " x " << p.in << " -> "
-                          << p.out << (p.accumulate ? ", accumulate" : "")
-                          << (gelu ? ", GELU" : ""));
+                          << p.out << (p.accumulate ? ", accumulate" : "") << (gelu ? ", GELU" : "")
+                          << (p.activation == A::relu ? ", ReLU" : "")
+                          << (p.with_bias ? "" : ", no bias"));
         const Worst worst = run_problem(p, backend, rng, stream);
         INFO("worst " << worst.against_tanh << (worst.nan ? " (NaN)" : "")
                       << (worst.error.empty() ? "" : ", refused: " + worst.error));

@@ -3,6 +3,7 @@
 // (--dtype on the CPU before the model loads, device problems before the
 // input's). CPU only; the GPU engine's own tests are in test_embed_gpu.cpp.
 #include <catch2/catch.hpp>
+#include <exception>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -10,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/report.hpp"
 #include "models/embed_run.hpp"
+#include "models/gpu_engine.hpp"
 #include "test_embed_support.hpp"
 #include "test_temp_dir.hpp"
 
@@ -91,6 +93,31 @@ TEST_CASE("embed run: the device chooser runs, and its refusal comes before the 
     options.choose_device = []() -> DeviceChoice { throw seqfuse::Error("no such device"); };
     CHECK_THROWS_WITH(run_embed(options, report), "no such device");
   }
+}
+
+TEST_CASE("embed run: a t5 model on a chosen GPU goes to the GPU engine, not to a refusal",
+          "[embed][t5]") {
+  // T5 has a GPU engine (gpu_t5_family.cpp): --device gpu is no longer
+  // refused for it. Without a GPU backend the engine factory says so, as for
+  // every family; with one, the run either embeds (a device is there) or
+  // fails on the device, never on the family.
+  TempDir dir;
+  EmbedOptions options = cpu_options(dir);
+  options.model = (test::embed_data_dir() / "t5_hd16_fp32_saved").string();
+  options.dtype = ComputeType::fp32;
+  options.choose_device = [] { return DeviceChoice::one(0); };
+  seqfuse::Reporter report("embed", true);
+  std::string error;
+  try {
+    const EmbedStats stats = run_embed(options, report);
+    CHECK(stats.sequences == 3);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  INFO(error);
+  CHECK(error.find("CPU only") == std::string::npos);
+  if (!gpu_engine_built())
+    CHECK(error == "this seqfuse was built without a GPU backend (CUDA or HIP)");
 }
 
 TEST_CASE("embed run: option values, compute types and the engine choice", "[embed]") {
