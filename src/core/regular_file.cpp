@@ -75,8 +75,7 @@ std::string read_regular_file(const std::string& path, std::string_view what) {
 MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view what)
     : MappedRegularFile(path, what, Edits::refused) {}
 
-MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view what,
-                                     Edits edits) {
+MappedRegularFile::MappedRegularFile(const std::string& path, std::string_view what, Edits edits) {
   const int fd = open_regular_file(path, what);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {

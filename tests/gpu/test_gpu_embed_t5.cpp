@@ -24,6 +24,7 @@
 
 #include "../unit/test_embed_support.hpp"
 #include "gpu/runtime.hpp"
+#include "gpu_embed_support.hpp"
 #include "io/batch_reader.hpp"
 #include "models/cpu_t5_forward.hpp"
 #include "models/gpu_engine.hpp"
@@ -45,10 +46,10 @@ const std::vector<std::string>& t5_fixture_names() {
   return names;
 }
 
-void require_device() {
-  INFO("GPU tests need a build with a GPU backend and a visible device");
-  REQUIRE(gpu_engine_built());
-  REQUIRE_FALSE(seqfuse::gpu::devices().empty());
+// Edge lengths for random_input: 1 residue, around the 64-row attention
+// tile (T5's tiles start after the placeholder), the cut.
+std::vector<std::size_t> edge_lengths() {
+  return {1, 2, 62, 63, 64, 65, 126, 127, 128, 1022};
 }
 
 std::unique_ptr<EmbeddingEngine> t5_gpu_engine(const T5Model& model, ComputeType compute,
@@ -58,58 +59,6 @@ std::unique_ptr<EmbeddingEngine> t5_gpu_engine(const T5Model& model, ComputeType
   options.tiled_gemm = tiled;
   options.poison_buffers = true;
   return make_gpu_engine(model, options);
-}
-
-struct Input {
-  std::vector<std::string> ids;
-  std::vector<TokenizedProtein> proteins;
-  std::vector<std::span<const std::int32_t>> spans;
-  void finish() {
-    spans.clear();
-    for (const auto& p : proteins) spans.emplace_back(p.ids);
-  }
-};
-
-Input fixture_input(const ProteinModel& model) {
-  const auto batch = seqfuse::io::read_all((embed_data_dir() / "proteins.fa").string());
-  Input in;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    in.ids.emplace_back(batch.name(i));
-    in.proteins.push_back(model.tokenizer.tokenize(batch.sequence(i), 1022));
-  }
-  in.finish();
-  return in;
-}
-
-// Random residues (U, Z, O, B, lower case and unknown letters among them)
-// at edge lengths: 1 residue, around the 64-row attention tile (T5's tiles
-// start after the placeholder), the cut.
-Input random_input(const ProteinModel& model, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const std::string letters = "ACDEFGHIKLMNPQRSTVWYXUZOBkj";
-  std::uniform_int_distribution<std::size_t> letter(0, letters.size() - 1);
-  std::uniform_int_distribution<std::size_t> any_length(1, 400);
-  std::vector<std::size_t> lengths = {1, 2, 62, 63, 64, 65, 126, 127, 128, 1022};
-  for (int i = 0; i < 10; ++i) lengths.push_back(any_length(rng));
-  std::shuffle(lengths.begin(), lengths.end(), rng);
-  Input in;
-  for (std::size_t n : lengths) {
-    std::string residues;
-    for (std::size_t i = 0; i < n; ++i) residues += letters[letter(rng)];
-    in.ids.push_back("random" + std::to_string(n));
-    in.proteins.push_back(model.tokenizer.tokenize(residues, 1022));
-  }
-  in.finish();
-  return in;
-}
-
-std::vector<Embedding> run(EmbeddingEngine& engine,
-                           std::span<const std::span<const std::int32_t>> in,
-                           const Readout& readout) {
-  std::vector<Embedding> out(in.size());
-  for (auto& e : out) e.values.assign(7, std::numeric_limits<float>::quiet_NaN());
-  engine.embed(in, readout, out);
-  return out;
 }
 
 AgreementTally against_reference(const std::string& name, ComputeType compute, bool tiled,
@@ -177,7 +126,7 @@ TEST_CASE("embed GPU t5 fp32 equals the CPU engine on random lengths, readouts, 
     DYNAMIC_SECTION(name) {
       const ProteinModel model = load_protein_model(embed_data_dir() / name, 2);
       const T5Model& t5 = std::get<T5Model>(model.weights);
-      const Input input = random_input(model, 20261126);
+      const Input input = random_input(model, 20261126, edge_lengths());
       const int last = model.num_layers();
       const std::size_t hidden = model.hidden_size();
       const auto gpu = t5_gpu_engine(t5, ComputeType::fp32);
@@ -245,7 +194,7 @@ TEST_CASE("embed GPU t5: head size 128, attention wider than the hidden size, eq
   }
   fill(t5.relative_attention_bias,
        static_cast<std::size_t>(t5.config.relative_attention_num_buckets) * 2, 3.0);
-  const Input input = random_input(model, 20261127);
+  const Input input = random_input(model, 20261127, edge_lengths());
   const int last = t5.config.num_layers;
   CpuT5Engine cpu(t5, 2);
   const Readout readout{{0, 1, last}, Pooling::none};
