@@ -6,8 +6,8 @@
 //   record fields plus 64 bytes of offsets a pair) and the kept records come
 //   back (~2.4 GB): ~0.05 s each way over PCIe, overlapped across lanes. The
 //   host side is the floor: reading 2.5 GB and writing 2.4 GB through the page
-//   cache at ~3-5 GB/s a stream (~0.5-0.8 s; `cat` copies both inputs in
-//   0.7-0.95 s on the H100 machines, run 31); the mapped inputs' line ends
+//   cache at ~3-5 GB/s a stream (`cat` copies both inputs to fresh files
+//   in ~0.42 s on an H100 machine, run 31i); the mapped inputs' line ends
 //   are found in ~0.36 s. With gzip, inflating 2 x ~0.4 GB
 //   of gzip at ~0.3 GB/s per stream (one thread a file: ~1.5 s) and deflating
 //   ~2.4 GB at level 4 over 16 threads at ~60 MB/s each (~2.5 s) are the
