@@ -5,6 +5,7 @@
 // data are not installed; CI installs both).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -174,6 +175,60 @@ TEST_CASE("Duplication counts repeated reads and pairs, from any thread order",
   CHECK(Duplication::memory_bytes(3) == std::size_t{1} << 30);
   CHECK_THROWS_AS(Duplication(0), seqfuse::Error);
   CHECK_THROWS_AS(Duplication(7), seqfuse::Error);
+}
+
+// fastp 0.23.2's sum written out as fastp's Evaluator does it, for one
+// accuracy level's last array: its primes (the first above 10000, then the
+// first above each last + 10000), index (p x hashes + hashes - 1) & (512 x
+// hashes - 1), weights A 7, T 222, C 74, G 31, else 13.
+std::uint64_t fastp_reference_sum(const std::string& seq, std::uint64_t offset, int hashes) {
+  std::vector<std::uint64_t> primes;
+  for (std::uint64_t n = 10000; primes.size() < 512 * std::size_t(hashes);) {
+    ++n;
+    bool prime = true;
+    for (std::uint64_t i = 2; double(i) <= std::sqrt(double(n)); ++i)
+      if (n % i == 0) {
+        prime = false;
+        break;
+      }
+    if (prime) {
+      primes.push_back(n);
+      n += 10000;
+    }
+  }
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    const std::uint64_t p = offset + i;
+    const char c = seq[i];
+    const std::uint64_t w = c == 'A' ? 7 : c == 'T' ? 222 : c == 'C' ? 74 : c == 'G' ? 31 : 13;
+    sum += primes[(p * hashes + hashes - 1) & (512 * std::uint64_t(hashes) - 1)] * (w + p);
+  }
+  return sum;
+}
+
+// The table lookups Duplication::fastp_sum uses (a prime per position
+// modulo 4096, a weight per letter) against the formula, at positions past
+// 4096 and for the hash counts of levels 1 (2), 3 (4) and 6 (6).
+TEST_CASE("Duplication's sum equals fastp's formula at any position", "[preprocess][report]") {
+  std::mt19937_64 rng(20261126);
+  const std::string letters = "ACGTNacgtn.";
+  // Level 6's array is 4 GiB of address space (untouched, so no memory),
+  // more than a sanitizer build's allocator is asked to take here.
+#if defined(__SANITIZE_ADDRESS__)
+  const std::vector<std::pair<int, int>> levels = {{1, 2}, {3, 4}};
+#else
+  const std::vector<std::pair<int, int>> levels = {{1, 2}, {3, 4}, {6, 6}};
+#endif
+  for (const auto& [level, hashes] : levels) {
+    const Duplication dup(level);
+    for (int round = 0; round < 20; ++round) {
+      std::string seq(rng() % 9000, 'A');
+      for (char& c : seq) c = letters[rng() % letters.size()];
+      const std::uint64_t offset = round % 2 == 0 ? 0 : rng() % 20000;
+      INFO("level " << level << ", length " << seq.size() << ", offset " << offset);
+      CHECK(dup.fastp_sum(seq, offset) == fastp_reference_sum(seq, offset, hashes));
+    }
+  }
 }
 
 TEST_CASE("insert_size_peak takes the first most frequent size, not the unknown bin",

@@ -93,7 +93,16 @@ Duplication::Duplication(int accuracy_level) {
   const Geometry g = geometry(accuracy_level);
   hash_count_ = g.hashes;
   array_bytes_ = g.array_bytes;
-  primes_ = fastp_primes(hash_count_ * kPrimesPerHash);
+  const std::vector<std::uint64_t> primes = fastp_primes(hash_count_ * kPrimesPerHash);
+  const std::uint64_t mask = kPrimesPerHash * hash_count_ - 1;
+  const std::uint64_t last = hash_count_ - 1;
+  static_assert(kPrimesPerHash * 6 - 1 < kPrimePeriod, "the index reads p's low 12 bits only");
+  prime_at_.resize(kPrimePeriod);
+  for (std::uint64_t p = 0; p < kPrimePeriod; ++p)
+    prime_at_[p] = primes[static_cast<std::size_t>((p * hash_count_ + last) & mask)];
+  for (std::uint64_t& w : weight_) w = base_weight('N');
+  for (const char base : {'A', 'C', 'G', 'T'})
+    weight_[static_cast<unsigned char>(base)] = base_weight(base);
   // calloc: the kernel hands out zero pages lazily, so untouched parts of
   // the array cost no memory.
   bits_.reset(static_cast<std::uint64_t*>(
@@ -110,15 +119,13 @@ Duplication::~Duplication() = default;
 // so only the last sum is computed here. Its terms are fastp's: position p
 // (counted on from position_offset for read 2 of a pair) adds
 // prime[(p * hashes + last) & mask] * (weight(base) + p), modulo 2^64.
-void Duplication::hash(std::string_view seq, std::size_t position_offset,
-                       std::uint64_t* sum) const {
-  const std::uint64_t mask = kPrimesPerHash * hash_count_ - 1;
-  const std::uint64_t last = hash_count_ - 1;
+std::uint64_t Duplication::fastp_sum(std::string_view seq, std::size_t position_offset) const {
+  std::uint64_t sum = 0;
   for (std::size_t i = 0; i < seq.size(); ++i) {
     const std::uint64_t p = position_offset + i;
-    const std::uint64_t index = (p * hash_count_ + last) & mask;
-    *sum += primes_[static_cast<std::size_t>(index)] * (base_weight(seq[i]) + p);
+    sum += prime_at_[p & (kPrimePeriod - 1)] * (weight_[static_cast<unsigned char>(seq[i])] + p);
   }
+  return sum;
 }
 
 bool Duplication::apply(const std::uint64_t* sum) {
@@ -136,8 +143,7 @@ void Duplication::add(const Tally& tally) {
 }
 
 bool Duplication::check_read(std::string_view seq, Tally& tally) {
-  std::uint64_t sum = 0;
-  hash(seq, 0, &sum);
+  const std::uint64_t sum = fastp_sum(seq, 0);
   const bool duplicate = apply(&sum);
   ++tally.reads;
   tally.duplicates += duplicate ? 1 : 0;
@@ -145,9 +151,7 @@ bool Duplication::check_read(std::string_view seq, Tally& tally) {
 }
 
 bool Duplication::check_pair(std::string_view seq1, std::string_view seq2, Tally& tally) {
-  std::uint64_t sum = 0;
-  hash(seq1, 0, &sum);
-  hash(seq2, seq1.size(), &sum);
+  const std::uint64_t sum = fastp_sum(seq1, 0) + fastp_sum(seq2, seq1.size());
   const bool duplicate = apply(&sum);
   ++tally.reads;
   tally.duplicates += duplicate ? 1 : 0;
