@@ -76,21 +76,19 @@ void CpuBertEngine::embed_tokens(std::span<const std::span<const std::int32_t>> 
     }
   }
   const double eps = config.layer_norm_eps;
-  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    layer_norm_rows(sum_.data() + begin * hidden_, end - begin, hidden_,
-                                    model_.embedding_norm_weight, model_.embedding_norm_bias, eps,
-                                    hidden_states_.data() + begin * hidden_);
-                  });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    layer_norm_rows(sum_.data() + begin * hidden_, end - begin, hidden_,
+                    model_.embedding_norm_weight, model_.embedding_norm_bias, eps,
+                    hidden_states_.data() + begin * hidden_);
+  });
 }
 
 void CpuBertEngine::attention(std::size_t layer) {
   const BertLayerWeights& w = model_.layers[layer];
-  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    qkv_rows(w, hidden_states_.data() + begin * hidden_, end - begin, hidden_,
-                             qkv_.data() + begin * 3 * hidden_);
-                  });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    qkv_rows(w, hidden_states_.data() + begin * hidden_, end - begin, hidden_,
+             qkv_.data() + begin * 3 * hidden_);
+  });
   // head_dim^-0.5 on the query (BertSelfAttention scales the scores: the
   // same product, rounded once more); no rotation.
   attend_sequences(SequenceAttention(qkv_, context_, hidden_, heads_), offsets_, threads_,
@@ -101,30 +99,28 @@ void CpuBertEngine::finish_layer(std::size_t layer) {
   const BertLayerWeights& w = model_.layers[layer];
   const double eps = model_.config.layer_norm_eps;
   // Row-local from the attention's dense to the layer's output.
-  parallel_chunks(
-      tokens_, row_chunk(tokens_, threads_), threads_,
-      [&](unsigned, std::size_t begin, std::size_t end) {
-        const std::size_t rows = end - begin;
-        float* x = hidden_states_.data() + begin * hidden_;
-        float* sum = sum_.data() + begin * hidden_;
-        // LayerNorm(x + dense(context)), into x.
-        std::copy(x, x + rows * hidden_, sum);
-        add_bias_to_rows(w.attention_output_bias, rows, sum, hidden_);
-        add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
-                   w.attention_output_weight.data(), hidden_, sum, hidden_);
-        layer_norm_rows(sum, rows, hidden_, w.attention_norm_weight, w.attention_norm_bias, eps, x);
-        // LayerNorm(x + output(gelu(intermediate(x)))), into x.
-        float* inter = intermediate_.data() + begin * intermediate_size_;
-        set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
-        add_linear(x, hidden_, rows, hidden_, w.intermediate_weight.data(), intermediate_size_,
-                   inter, intermediate_size_);
-        gelu_in_place(inter, rows * intermediate_size_);
-        std::copy(x, x + rows * hidden_, sum);
-        add_bias_to_rows(w.output_bias, rows, sum, hidden_);
-        add_linear(inter, intermediate_size_, rows, intermediate_size_, w.output_weight.data(),
-                   hidden_, sum, hidden_);
-        layer_norm_rows(sum, rows, hidden_, w.output_norm_weight, w.output_norm_bias, eps, x);
-      });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    const std::size_t rows = end - begin;
+    float* x = hidden_states_.data() + begin * hidden_;
+    float* sum = sum_.data() + begin * hidden_;
+    // LayerNorm(x + dense(context)), into x.
+    std::copy(x, x + rows * hidden_, sum);
+    add_bias_to_rows(w.attention_output_bias, rows, sum, hidden_);
+    add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
+               w.attention_output_weight.data(), hidden_, sum, hidden_);
+    layer_norm_rows(sum, rows, hidden_, w.attention_norm_weight, w.attention_norm_bias, eps, x);
+    // LayerNorm(x + output(gelu(intermediate(x)))), into x.
+    float* inter = intermediate_.data() + begin * intermediate_size_;
+    set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
+    add_linear(x, hidden_, rows, hidden_, w.intermediate_weight.data(), intermediate_size_, inter,
+               intermediate_size_);
+    gelu_in_place(inter, rows * intermediate_size_);
+    std::copy(x, x + rows * hidden_, sum);
+    add_bias_to_rows(w.output_bias, rows, sum, hidden_);
+    add_linear(inter, intermediate_size_, rows, intermediate_size_, w.output_weight.data(), hidden_,
+               sum, hidden_);
+    layer_norm_rows(sum, rows, hidden_, w.output_norm_weight, w.output_norm_bias, eps, x);
+  });
 }
 
 }  // namespace seqfuse::models

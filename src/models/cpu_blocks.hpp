@@ -14,12 +14,14 @@
 
 namespace seqfuse::models {
 
-// Rows per parallel chunk for row-local work over `rows` tokens on `threads`
-// threads (at least 1): blocks of at least 16 rows keep each sgemm call
-// efficient.
-[[nodiscard]] inline std::size_t row_chunk(std::size_t rows, unsigned threads) noexcept {
-  return std::max<std::size_t>((rows + threads - 1) / threads, 16);
-}
+// Rows per parallel chunk for row-local work (the sgemm calls included):
+// fixed, whatever the thread count, so that -t 1 and -t 16 make the same
+// OpenBLAS calls and write the same bytes. OpenBLAS may round a row
+// differently by the call's row count (its small-matrix kernels on AVX-512
+// machines): with blocks of rows / threads, -t 1 and -t 2 differed in the
+// last digits on an AMD EPYC (rerun_identical, run 31). 128 rows keep each
+// call efficient and a 16k-token batch in 128 chunks for the threads.
+inline constexpr std::size_t kRowChunk = 128;
 
 // Row-major out[rows x n] += in[rows x k] . weight[n x k]^T, one OpenBLAS call.
 void add_linear(const float* in, std::size_t ld_in, std::size_t rows, std::size_t k,

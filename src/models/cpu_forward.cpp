@@ -114,14 +114,13 @@ void CpuEsmEngine::attention_block(std::size_t layer) {
   const EsmLayerWeights& w = model_.layers[layer];
   const double eps = model_.config.layer_norm_eps;
   // Pre-norm, then query, key and value into one [tokens][3 hidden] buffer.
-  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    const std::size_t rows = end - begin;
-                    float* normed = normed_.data() + begin * hidden_;
-                    layer_norm_rows(residual_.data() + begin * hidden_, rows, hidden_,
-                                    w.attention_norm_weight, w.attention_norm_bias, eps, normed);
-                    qkv_rows(w, normed, rows, hidden_, qkv_.data() + begin * 3 * hidden_);
-                  });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    const std::size_t rows = end - begin;
+    float* normed = normed_.data() + begin * hidden_;
+    layer_norm_rows(residual_.data() + begin * hidden_, rows, hidden_, w.attention_norm_weight,
+                    w.attention_norm_bias, eps, normed);
+    qkv_rows(w, normed, rows, hidden_, qkv_.data() + begin * 3 * hidden_);
+  });
   // Each (sequence, head) attends over its own tokens only; the query scaled
   // by head_dim^-0.5, then query and key rotated, positions counted from the
   // sequence's BOS.
@@ -137,35 +136,32 @@ void CpuEsmEngine::feed_forward_block(std::size_t layer) {
   const double eps = model_.config.layer_norm_eps;
   // Row-local from here to the end of the layer: attention's dense and
   // residual, the second pre-norm, the GELU MLP and its residual.
-  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    const std::size_t rows = end - begin;
-                    float* residual = residual_.data() + begin * hidden_;
-                    add_bias_to_rows(w.attention_output_bias, rows, residual, hidden_);
-                    add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
-                               w.attention_output_weight.data(), hidden_, residual, hidden_);
-                    float* normed = normed_.data() + begin * hidden_;
-                    layer_norm_rows(residual, rows, hidden_, w.ffn_norm_weight, w.ffn_norm_bias,
-                                    eps, normed);
-                    float* inter = intermediate_.data() + begin * intermediate_size_;
-                    set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
-                    add_linear(normed, hidden_, rows, hidden_, w.intermediate_weight.data(),
-                               intermediate_size_, inter, intermediate_size_);
-                    gelu_in_place(inter, rows * intermediate_size_);
-                    add_bias_to_rows(w.output_bias, rows, residual, hidden_);
-                    add_linear(inter, intermediate_size_, rows, intermediate_size_,
-                               w.output_weight.data(), hidden_, residual, hidden_);
-                  });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    const std::size_t rows = end - begin;
+    float* residual = residual_.data() + begin * hidden_;
+    add_bias_to_rows(w.attention_output_bias, rows, residual, hidden_);
+    add_linear(context_.data() + begin * hidden_, hidden_, rows, hidden_,
+               w.attention_output_weight.data(), hidden_, residual, hidden_);
+    float* normed = normed_.data() + begin * hidden_;
+    layer_norm_rows(residual, rows, hidden_, w.ffn_norm_weight, w.ffn_norm_bias, eps, normed);
+    float* inter = intermediate_.data() + begin * intermediate_size_;
+    set_rows_to_bias(w.intermediate_bias, rows, inter, intermediate_size_);
+    add_linear(normed, hidden_, rows, hidden_, w.intermediate_weight.data(), intermediate_size_,
+               inter, intermediate_size_);
+    gelu_in_place(inter, rows * intermediate_size_);
+    add_bias_to_rows(w.output_bias, rows, residual, hidden_);
+    add_linear(inter, intermediate_size_, rows, intermediate_size_, w.output_weight.data(), hidden_,
+               residual, hidden_);
+  });
 }
 
 void CpuEsmEngine::final_norm() {
   const double eps = model_.config.layer_norm_eps;
-  parallel_chunks(tokens_, row_chunk(tokens_, threads_), threads_,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    layer_norm_rows(residual_.data() + begin * hidden_, end - begin, hidden_,
-                                    model_.final_norm_weight, model_.final_norm_bias, eps,
-                                    normed_.data() + begin * hidden_);
-                  });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    layer_norm_rows(residual_.data() + begin * hidden_, end - begin, hidden_,
+                    model_.final_norm_weight, model_.final_norm_bias, eps,
+                    normed_.data() + begin * hidden_);
+  });
 }
 
 }  // namespace seqfuse::models

@@ -46,10 +46,6 @@ void CpuT5Engine::ensure_position_bias(std::size_t tokens) {
   bias_tokens_ = tokens;
 }
 
-std::size_t CpuT5Engine::row_chunk(std::size_t rows) const noexcept {
-  return std::max<std::size_t>((rows + threads_ - 1) / threads_, 16);
-}
-
 void CpuT5Engine::embed(std::span<const std::span<const std::int32_t>> sequences,
                         const Readout& readout, std::span<Embedding> out) {
   const int num_layers = model_.config.num_layers;
@@ -75,12 +71,11 @@ void CpuT5Engine::embed(std::span<const std::span<const std::int32_t>> sequences
       capture_hidden_state(sequences, offsets_, hidden_, hidden_states_.data(), readout, layer + 1,
                            out);
   }
-  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    float* x = hidden_states_.data() + begin * hidden_;
-                    rms_norm_rows(x, end - begin, hidden_, model_.final_norm_weight,
-                                  model_.config.layer_norm_epsilon, x);
-                  });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    float* x = hidden_states_.data() + begin * hidden_;
+    rms_norm_rows(x, end - begin, hidden_, model_.final_norm_weight,
+                  model_.config.layer_norm_epsilon, x);
+  });
   capture_hidden_state(sequences, offsets_, hidden_, hidden_states_.data(), readout, num_layers,
                        out);
 }
@@ -107,19 +102,18 @@ void CpuT5Engine::attention(std::size_t layer) {
   const T5LayerWeights& w = model_.layers[layer];
   const std::size_t ld_qkv = 3 * inner_;
   const double eps = model_.config.layer_norm_epsilon;
-  parallel_chunks(
-      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
-        const std::size_t rows = end - begin;
-        float* normed = normed_.data() + begin * hidden_;
-        rms_norm_rows(hidden_states_.data() + begin * hidden_, rows, hidden_,
-                      w.attention_norm_weight, eps, normed);
-        float* qkv = qkv_.data() + begin * ld_qkv;
-        const std::vector<float>* weights[] = {&w.query_weight, &w.key_weight, &w.value_weight};
-        for (std::size_t r = 0; r < rows; ++r) std::fill_n(qkv + r * ld_qkv, ld_qkv, 0.0f);
-        for (std::size_t part = 0; part < 3; ++part)
-          add_linear(normed, hidden_, rows, hidden_, weights[part]->data(), inner_,
-                     qkv + part * inner_, ld_qkv);
-      });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    const std::size_t rows = end - begin;
+    float* normed = normed_.data() + begin * hidden_;
+    rms_norm_rows(hidden_states_.data() + begin * hidden_, rows, hidden_, w.attention_norm_weight,
+                  eps, normed);
+    float* qkv = qkv_.data() + begin * ld_qkv;
+    const std::vector<float>* weights[] = {&w.query_weight, &w.key_weight, &w.value_weight};
+    for (std::size_t r = 0; r < rows; ++r) std::fill_n(qkv + r * ld_qkv, ld_qkv, 0.0f);
+    for (std::size_t part = 0; part < 3; ++part)
+      add_linear(normed, hidden_, rows, hidden_, weights[part]->data(), inner_, qkv + part * inner_,
+                 ld_qkv);
+  });
   const std::size_t sequences = offsets_.size() - 1;
   parallel_chunks(sequences * heads_, 1, threads_,
                   [&](unsigned worker, std::size_t begin, std::size_t end) {
@@ -133,12 +127,11 @@ void CpuT5Engine::attention(std::size_t layer) {
   for (std::size_t s = 0; s + 1 < offsets_.size(); ++s)
     std::fill_n(context_.data() + offsets_[s] * inner_, inner_, 0.0f);
   // x += o(context), row-local.
-  parallel_chunks(tokens_, row_chunk(tokens_), threads_,
-                  [&](unsigned, std::size_t begin, std::size_t end) {
-                    add_linear(context_.data() + begin * inner_, inner_, end - begin, inner_,
-                               w.attention_output_weight.data(), hidden_,
-                               hidden_states_.data() + begin * hidden_, hidden_);
-                  });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    add_linear(context_.data() + begin * inner_, inner_, end - begin, inner_,
+               w.attention_output_weight.data(), hidden_, hidden_states_.data() + begin * hidden_,
+               hidden_);
+  });
 }
 
 void CpuT5Engine::attend(std::size_t first_token, std::size_t tokens, std::size_t head,
@@ -165,27 +158,24 @@ void CpuT5Engine::feed_forward(std::size_t layer) {
   const T5LayerWeights& w = model_.layers[layer];
   const double eps = model_.config.layer_norm_epsilon;
   // Row-local: x += wo(act(wi(norm(x)))).
-  parallel_chunks(
-      tokens_, row_chunk(tokens_), threads_, [&](unsigned, std::size_t begin, std::size_t end) {
-        const std::size_t rows = end - begin;
-        float* x = hidden_states_.data() + begin * hidden_;
-        float* normed = normed_.data() + begin * hidden_;
-        rms_norm_rows(x, rows, hidden_, w.ffn_norm_weight, eps, normed);
-        float* up = up_.data() + begin * d_ff_;
-        std::fill_n(up, rows * d_ff_, 0.0f);
-        add_linear(normed, hidden_, rows, hidden_, w.input_weight.data(), d_ff_, up, d_ff_);
-        if (gated_) {
-          float* gate = gate_.data() + begin * d_ff_;
-          std::fill_n(gate, rows * d_ff_, 0.0f);
-          add_linear(normed, hidden_, rows, hidden_, w.gate_linear_weight.data(), d_ff_, gate,
-                     d_ff_);
-          for (std::size_t i = 0; i < rows * d_ff_; ++i)
-            up[i] = gpu::nn::gelu_tanh(up[i]) * gate[i];
-        } else {
-          for (std::size_t i = 0; i < rows * d_ff_; ++i) up[i] = std::max(up[i], 0.0f);
-        }
-        add_linear(up, d_ff_, rows, d_ff_, w.output_weight.data(), hidden_, x, hidden_);
-      });
+  parallel_chunks(tokens_, kRowChunk, threads_, [&](unsigned, std::size_t begin, std::size_t end) {
+    const std::size_t rows = end - begin;
+    float* x = hidden_states_.data() + begin * hidden_;
+    float* normed = normed_.data() + begin * hidden_;
+    rms_norm_rows(x, rows, hidden_, w.ffn_norm_weight, eps, normed);
+    float* up = up_.data() + begin * d_ff_;
+    std::fill_n(up, rows * d_ff_, 0.0f);
+    add_linear(normed, hidden_, rows, hidden_, w.input_weight.data(), d_ff_, up, d_ff_);
+    if (gated_) {
+      float* gate = gate_.data() + begin * d_ff_;
+      std::fill_n(gate, rows * d_ff_, 0.0f);
+      add_linear(normed, hidden_, rows, hidden_, w.gate_linear_weight.data(), d_ff_, gate, d_ff_);
+      for (std::size_t i = 0; i < rows * d_ff_; ++i) up[i] = gpu::nn::gelu_tanh(up[i]) * gate[i];
+    } else {
+      for (std::size_t i = 0; i < rows * d_ff_; ++i) up[i] = std::max(up[i], 0.0f);
+    }
+    add_linear(up, d_ff_, rows, d_ff_, w.output_weight.data(), hidden_, x, hidden_);
+  });
 }
 
 }  // namespace seqfuse::models

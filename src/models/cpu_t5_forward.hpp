@@ -48,7 +48,6 @@ class CpuT5Engine final : public EmbeddingEngine {
               AttentionScratch& scratch);
   void feed_forward(std::size_t layer);
   void ensure_position_bias(std::size_t tokens);
-  [[nodiscard]] std::size_t row_chunk(std::size_t rows) const noexcept;
 
   const T5Model& model_;
   unsigned threads_;
