@@ -79,8 +79,8 @@ class Duplication {
   // (p x hashes + last) & mask reads p's low 12 bits only, mask < 4096), and
   // each letter's weight: table lookups instead of index arithmetic and a
   // switch per base. Run 31 (H100, 4 M pairs) saw no change in the GPU run:
-  // the estimate's 3.5-4.3 worker thread-seconds there are in setting the
-  // bits (a random atomic write into 512 MiB per pair), not in the sums.
+  // the estimate's 3.5-4.3 worker thread-seconds lie elsewhere, most likely
+  // in setting the bits (a random atomic write into 512 MiB per pair).
   static constexpr std::size_t kPrimePeriod = 4096;
   std::vector<std::uint64_t> prime_at_;
   std::uint64_t weight_[256] = {};
