@@ -14,7 +14,8 @@ packages=(build-essential cmake ninja-build pkg-config git
           hdf5-tools  # h5ls, which the README's embed example runs
           jq  # reads the --json run report in the README's example
           python3-matplotlib  # scripts/plot-bench.py draws the README's chart (ctest plot_bench)
-          help2man lintian)  # man pages at build time; scripts/ci-package.sh checks the .deb
+          help2man lintian  # man pages at build time; scripts/ci-package.sh checks the .deb
+          ccache)  # scripts/test.sh: the CPU, CUDA and HIP builds share their host files
 peers=(parasail jellyfish kmc fastp bwa hyperfine python3 patchelf multiqc
        samtools  # checks align-sw's SAM (tests/cli/align_strand_sam.sh)
        snakemake)  # runs workflow/Snakefile in tests/cli/workflow_snakemake.sh

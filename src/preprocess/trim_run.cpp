@@ -3,6 +3,7 @@
 #include <array>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +38,19 @@ namespace {
 // chunk are the engine's (fastp's pack size, 1000, on the CPU); output
 // order does not depend on it.
 constexpr std::size_t kChunksPerThread = 4;
+
+// Input bytes from which the duplication estimate's array is mapped whole
+// up front (Duplication::populate): about 200,000 pairs of 150 bp, past
+// which most of its 131,072 pages (512 MiB) get a bit anyway.
+constexpr std::uint64_t kPopulateInputBytes = std::uint64_t{128} << 20;
+
+// A regular file's size; 0 for anything else (stdin, a pipe, no path).
+std::uint64_t regular_file_bytes(const std::string& path) {
+  std::error_code error;
+  if (path.empty() || !std::filesystem::is_regular_file(path, error)) return 0;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<std::uint64_t>(bytes);
+}
 
 enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kOverlapped, kStreams };
 
@@ -269,18 +283,31 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   // it, chunk by chunk, before trimming (base correction edits the bases).
   Duplication* in_order = plan.dedup ? duplication.get() : nullptr;
   Duplication* on_workers = plan.dedup ? nullptr : duplication.get();
-  const auto estimate = [on_workers, paired](const Slot& slot) {
+  // A chunk's sums first, then its bits (Duplication::check_sums).
+  std::vector<std::vector<std::uint64_t>> worker_sums(threads);
+  const auto estimate = [on_workers, paired, &worker_sums](const Slot& slot, unsigned worker) {
     if (on_workers == nullptr) return;
-    Duplication::Tally tally;  // added once a chunk (duplication.hpp)
-    for (std::size_t r = 0; r < slot.reads.size(); ++r) {
+    std::vector<std::uint64_t>& sums = worker_sums[worker];
+    sums.resize(slot.reads.size());
+    for (std::size_t r = 0; r < sums.size(); ++r) {
       const std::string_view seq = slot.reads.seq(slot.reads.records[r]);
-      if (paired)
-        (void)on_workers->check_pair(seq, slot.mates.seq(slot.mates.records[r]), tally);
-      else
-        (void)on_workers->check_read(seq, tally);
+      sums[r] = paired ? on_workers->pair_sum(seq, slot.mates.seq(slot.mates.records[r]))
+                       : on_workers->read_sum(seq);
     }
+    Duplication::Tally tally;  // added once a chunk (duplication.hpp)
+    on_workers->check_sums(sums, tally);
     on_workers->add(tally);
   };
+  // A large input sets a bit in nearly every page of the estimate's array;
+  // they are mapped now, on a thread of their own, while the first groups
+  // are read and the device starts, instead of one fault at a time on the
+  // workers. (SEQFUSE_TRIM_DUP_POPULATE=0 leaves them to the workers: a
+  // measuring knob.) Declared after `duplication`: it ends first.
+  std::future<void> populated;
+  const char* populate_knob = std::getenv("SEQFUSE_TRIM_DUP_POPULATE");
+  if (duplication && !(populate_knob != nullptr && std::string(populate_knob) == "0") &&
+      regular_file_bytes(options.in1) + regular_file_bytes(options.in2) >= kPopulateInputBytes)
+    populated = std::async(std::launch::async, [d = duplication.get()] { d->populate(); });
   // The first group is read while the GPU starts (0.2-0.3 s), in the chunks
   // of the engine the device most likely brings (the output does not depend
   // on them).
@@ -321,10 +348,43 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
     }
     return fill_group(1);
   });
+  // Thread-seconds of the workers: parsing and the duplication estimate,
+  // and the engine's trim (a worker's own slot, so no atomics).
+  struct WorkerSeconds {
+    double parse = 0, trim = 0;
+  };
+  std::vector<WorkerSeconds> worker_seconds(threads);
+  const auto prepare = [&](Slot& slot, unsigned worker) {
+    const Stopwatch parsing;
+    source.parse(slot);
+    estimate(slot, worker);
+    worker_seconds[worker].parse += parsing.seconds();
+  };
+  // While the device starts the workers would idle: they parse the first
+  // group and feed the estimate. Errors wait for the loop, which reports
+  // them in input order after any error in choosing the device.
+  std::size_t filled = 0;
+  std::exception_ptr first_error;
+  try {
+    filled = first_group.get();
+  } catch (...) {
+    first_error = std::current_exception();
+  }
+  std::vector<std::exception_ptr> prepare_errors(filled);
+  parallel_chunks(filled, 1, threads, [&](unsigned worker, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      try {
+        prepare(groups[0][i], worker);
+      } catch (...) {
+        prepare_errors[i] = std::current_exception();
+      }
+    }
+  });
+  trace("fastq-trim: first group parsed");
   const DeviceChoice device = device_choice.get();
   trace("fastq-trim: device chosen");
   std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, gpu_engines, report);
-  std::size_t filled = first_group.get();
+  if (first_error) std::rethrow_exception(first_error);
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
 
   // Which streams each writing lane writes: a lane of its own for each file
@@ -362,12 +422,6 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   // Where the loop waits, for SEQFUSE_TRACE: on the writer, trimming, or on
   // the reading of the next group (whichever stage bounds the pipeline).
   double waited_writer = 0, trimming = 0, waited_reader = 0;
-  // Thread-seconds of the workers: parsing and the duplication estimate,
-  // and the engine's trim (a worker's own slot, so no atomics).
-  struct WorkerSeconds {
-    double parse = 0, trim = 0;
-  };
-  std::vector<WorkerSeconds> worker_seconds(threads);
   std::size_t groups_done = 0;
   for (int current = 0; filled > 0; current ^= 1) {
     std::vector<Slot>& group = groups[current];
@@ -391,10 +445,10 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
           ChunkText& out = text.chunks[i];
           out.text.clear();
           try {
-            const Stopwatch parsing;
-            source.parse(slot);
-            estimate(slot);
-            worker_seconds[worker].parse += parsing.seconds();
+            if (groups_done > 0)
+              prepare(slot, worker);
+            else if (prepare_errors[i])  // the first group was prepared above
+              std::rethrow_exception(prepare_errors[i]);
             const Stopwatch engine_time;
             engine->trim(slot.reads, paired ? &slot.mates : nullptr, out.text, tallies[worker]);
             worker_seconds[worker].trim += engine_time.seconds();

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <string>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "core/error.hpp"
 
 namespace seqfuse::preprocess {
@@ -93,6 +96,7 @@ Duplication::Duplication(int accuracy_level) {
   const Geometry g = geometry(accuracy_level);
   hash_count_ = g.hashes;
   array_bytes_ = g.array_bytes;
+  bit_mask_ = array_bytes_ * 8 - 1;  // every level's array is a power of two
   const std::vector<std::uint64_t> primes = fastp_primes(hash_count_ * kPrimesPerHash);
   const std::uint64_t mask = kPrimesPerHash * hash_count_ - 1;
   const std::uint64_t last = hash_count_ - 1;
@@ -128,13 +132,38 @@ std::uint64_t Duplication::fastp_sum(std::string_view seq, std::size_t position_
   return sum;
 }
 
-bool Duplication::apply(const std::uint64_t* sum) {
-  const std::uint64_t bit = *sum % (array_bytes_ * 8);
+bool Duplication::apply(std::uint64_t sum) {
   // Which bit of the array holds which sum does not show in the rate; as a
   // single-bit fetch-or whose result is tested, it compiles to lock bts.
-  const std::uint64_t mask = std::uint64_t{1} << (bit & 63U);
-  std::atomic_ref<std::uint64_t> word(bits_[static_cast<std::size_t>(bit >> 6)]);
+  const std::uint64_t mask = std::uint64_t{1} << (sum & 63U);
+  std::atomic_ref<std::uint64_t> word(*word_of(sum));
   return (word.fetch_or(mask, std::memory_order_relaxed) & mask) != 0;
+}
+
+void Duplication::check_sums(std::span<const std::uint64_t> sums, Tally& tally) {
+  // Misses in flight per thread: enough to cover a miss's latency at a
+  // check's pace, well within the core's fill buffers.
+  constexpr std::size_t kAhead = 16;
+  const std::size_t n = sums.size();
+  std::uint64_t duplicates = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(word_of(sums[i + kAhead]), 1);
+    duplicates += apply(sums[i]) ? 1 : 0;
+  }
+  tally.reads += n;
+  tally.duplicates += duplicates;
+}
+
+void Duplication::populate() {
+#ifdef MADV_POPULATE_WRITE
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(bits_.get());
+  const std::uintptr_t first = (begin + page - 1) / page * page;
+  const std::uintptr_t last = (begin + array_bytes_) / page * page;
+  // Failure (an older kernel, no memory yet) leaves the faults to the workers.
+  if (last > first)
+    (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+#endif
 }
 
 void Duplication::add(const Tally& tally) {
@@ -143,16 +172,14 @@ void Duplication::add(const Tally& tally) {
 }
 
 bool Duplication::check_read(std::string_view seq, Tally& tally) {
-  const std::uint64_t sum = fastp_sum(seq, 0);
-  const bool duplicate = apply(&sum);
+  const bool duplicate = apply(read_sum(seq));
   ++tally.reads;
   tally.duplicates += duplicate ? 1 : 0;
   return duplicate;
 }
 
 bool Duplication::check_pair(std::string_view seq1, std::string_view seq2, Tally& tally) {
-  const std::uint64_t sum = fastp_sum(seq1, 0) + fastp_sum(seq2, seq1.size());
-  const bool duplicate = apply(&sum);
+  const bool duplicate = apply(pair_sum(seq1, seq2));
   ++tally.reads;
   tally.duplicates += duplicate ? 1 : 0;
   return duplicate;

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +54,26 @@ class Duplication {
   // Adds a caller's tally to the counts. Thread-safe.
   void add(const Tally& tally);
 
+  // What a read (pair: read 1 then read 2) hashes to.
+  [[nodiscard]] std::uint64_t read_sum(std::string_view seq) const { return fastp_sum(seq, 0); }
+  [[nodiscard]] std::uint64_t pair_sum(std::string_view seq1, std::string_view seq2) const {
+    return fastp_sum(seq1, 0) + fastp_sum(seq2, seq1.size());
+  }
+  // Checks many reads' sums at once (a worker's chunk, when no read needs
+  // its own verdict): the same counts as check_read on each, but each sum's
+  // word is prefetched a few reads ahead. A single check waits for its
+  // random miss into the array before the next can start (the locked
+  // bit-test-and-set orders them); prefetched, the misses overlap.
+  // Thread-safe.
+  void check_sums(std::span<const std::uint64_t> sums, Tally& tally);
+
+  // Maps every page of the array now, writable, as the first bit set in
+  // each would (an idle thread's work: the GPU starting); the bits are
+  // unchanged, so workers may set bits meanwhile. With many reads nearly
+  // every page gets one, and each first touch faults on a worker
+  // otherwise. Does nothing where the kernel lacks MADV_POPULATE_WRITE.
+  void populate();
+
   [[nodiscard]] std::uint64_t reads() const { return reads_.load(); }
   [[nodiscard]] std::uint64_t duplicates() const { return duplicates_.load(); }
   // duplicates / reads; 0 with no reads (fastp's getDupRate).
@@ -71,10 +92,15 @@ class Duplication {
     void operator()(std::uint64_t* p) const;
   };
   // Sets the sum's bit; whether it was set already.
-  bool apply(const std::uint64_t* sum);
+  bool apply(std::uint64_t sum);
+  // The array word holding a sum's bit (the array holds a power of two).
+  [[nodiscard]] std::uint64_t* word_of(std::uint64_t sum) const {
+    return &bits_[static_cast<std::size_t>((sum & bit_mask_) >> 6)];
+  }
 
   std::size_t hash_count_ = 2;     // fastp's mBufNum
   std::uint64_t array_bytes_ = 0;  // fastp's mBufLenInBytes
+  std::uint64_t bit_mask_ = 0;     // array_bytes_ x 8 - 1: fastp's sum % bits
   // The prime that position p draws, by p modulo 4096 (fastp's index
   // (p x hashes + last) & mask reads p's low 12 bits only, mask < 4096), and
   // each letter's weight: table lookups instead of index arithmetic and a
