@@ -3,8 +3,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <string>
 
 #include "gpu/trace.hpp"
 
@@ -101,8 +105,36 @@ const bool tracing = std::getenv("SEQFUSE_TRACE") != nullptr;
 [[maybe_unused]] const bool kernel_layer_traced = (gpu::set_trace_sink(&trace), true);
 }  // namespace
 
+namespace {
+
+// Seconds since the process started (exec), from /proc/self/stat's start
+// time (clock ticks since boot, field 22) and CLOCK_BOOTTIME: what the
+// loader and static initialisers took before program_clock began. Negative
+// where unreadable (not Linux).
+double process_age_seconds() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t after_name = text.rfind(')');  // the name may hold spaces
+  if (after_name == std::string::npos) return -1;
+  std::size_t at = after_name + 2;  // field 3
+  for (int field = 3; field < 22 && at < text.size(); ++field) at = text.find(' ', at) + 1;
+  timespec now{};
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  if (at == 0 || at >= text.size() || ticks <= 0 || ::clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+    return -1;
+  const double started = std::strtod(text.c_str() + at, nullptr) / static_cast<double>(ticks);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - started;
+}
+
+}  // namespace
+
 void trace(std::string_view phase) {
   if (!tracing) return;
+  static std::atomic<bool> first{true};
+  if (first.exchange(false)) {  // once: where the trace clock's zero lies
+    const double before = process_age_seconds() - program_clock.seconds();
+    std::fprintf(stderr, "seqfuse trace: the process started %.2f s before this clock\n", before);
+  }
   std::fprintf(stderr, "seqfuse trace: %.3f s %.*s\n", program_clock.seconds(),
                static_cast<int>(phase.size()), phase.data());
 }

@@ -179,8 +179,8 @@ TEST_CASE("Duplication counts repeated reads and pairs, from any thread order",
 }
 
 // Workers check a chunk's sums at once (prefetched); the counts must be
-// those of one check per pair, whatever the chunks and threads, and with
-// the array mapped up front (populate) while bits are being set.
+// those of one check per pair, whatever the chunks and threads, and on
+// huge pages (many_reads) as on small ones.
 TEST_CASE("Duplication::check_sums counts as check_pair one by one", "[preprocess][report]") {
   std::mt19937_64 rng(20261127);
   std::vector<std::string> pool(300);
@@ -188,7 +188,8 @@ TEST_CASE("Duplication::check_sums counts as check_pair one by one", "[preproces
     read.resize(20 + rng() % 130);
     for (char& c : read) c = "ACGTN"[rng() % 5];
   }
-  Duplication one_by_one, batched;
+  Duplication one_by_one;
+  Duplication batched(1, true);
   std::vector<std::uint64_t> sums;
   for (int i = 0; i < 20000; ++i) {  // 6,000 pairs possible: most repeat
     const std::string& r1 = pool[rng() % pool.size()];
@@ -197,14 +198,13 @@ TEST_CASE("Duplication::check_sums counts as check_pair one by one", "[preproces
     sums.push_back(batched.pair_sum(r1, r2));
   }
   // Chunks of 1 to 1000 sums (shorter than the prefetch distance too),
-  // taken round-robin by three threads while a fourth maps the array.
+  // taken round-robin by three threads.
   std::vector<std::span<const std::uint64_t>> chunks;
   for (std::size_t begin = 0; begin < sums.size();) {
     const std::size_t n = std::min<std::size_t>(1 + rng() % 1000, sums.size() - begin);
     chunks.push_back(std::span<const std::uint64_t>(sums).subspan(begin, n));
     begin += n;
   }
-  std::thread populating([&batched] { batched.populate(); });
   std::vector<std::thread> workers;
   for (std::size_t t = 0; t < 3; ++t)
     workers.emplace_back([&, t] {
@@ -215,7 +215,6 @@ TEST_CASE("Duplication::check_sums counts as check_pair one by one", "[preproces
       }
     });
   for (std::thread& w : workers) w.join();
-  populating.join();
   REQUIRE(one_by_one.reads() == 20000);
   CHECK(one_by_one.duplicates() > 10000);
   CHECK(batched.reads() == one_by_one.reads());

@@ -2,11 +2,9 @@
 
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "core/error.hpp"
 
@@ -84,15 +82,15 @@ std::uint64_t base_weight(char base) {
 
 }  // namespace
 
-void Duplication::FreeDeleter::operator()(std::uint64_t* p) const {
-  std::free(p);
+Duplication::Mapping::~Mapping() {
+  if (base != nullptr) (void)::munmap(base, bytes);
 }
 
 std::size_t Duplication::memory_bytes(int accuracy_level) {
   return static_cast<std::size_t>(geometry(accuracy_level).array_bytes);
 }
 
-Duplication::Duplication(int accuracy_level) {
+Duplication::Duplication(int accuracy_level, bool many_reads) {
   const Geometry g = geometry(accuracy_level);
   hash_count_ = g.hashes;
   array_bytes_ = g.array_bytes;
@@ -107,14 +105,22 @@ Duplication::Duplication(int accuracy_level) {
   for (std::uint64_t& w : weight_) w = base_weight('N');
   for (const char base : {'A', 'C', 'G', 'T'})
     weight_[static_cast<unsigned char>(base)] = base_weight(base);
-  // calloc: the kernel hands out zero pages lazily, so untouched parts of
-  // the array cost no memory.
-  bits_.reset(static_cast<std::uint64_t*>(
-      std::calloc(static_cast<std::size_t>(array_bytes_ / 8), sizeof(std::uint64_t))));
-  if (!bits_) {
+  // An anonymous mapping: the kernel hands out zero pages lazily, so
+  // untouched parts of the array cost no memory. 2 MiB more than the array,
+  // so that it can start on a huge-page boundary.
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  mapping_.bytes = static_cast<std::size_t>(array_bytes_) + kHugePage;
+  void* base = ::mmap(nullptr, mapping_.bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) {
     throw Error("out of memory: cannot allocate " + std::to_string(array_bytes_) +
                 " bytes for the duplication estimate");
   }
+  mapping_.base = base;
+  const auto start = reinterpret_cast<std::uintptr_t>(base);
+  bits_ = reinterpret_cast<std::uint64_t*>((start + kHugePage - 1) / kHugePage * kHugePage);
+  // Advice only: a kernel without huge pages keeps 4 KiB ones.
+  if (many_reads) (void)::madvise(bits_, static_cast<std::size_t>(array_bytes_), MADV_HUGEPAGE);
 }
 
 Duplication::~Duplication() = default;
@@ -152,18 +158,6 @@ void Duplication::check_sums(std::span<const std::uint64_t> sums, Tally& tally) 
   }
   tally.reads += n;
   tally.duplicates += duplicates;
-}
-
-void Duplication::populate() {
-#ifdef MADV_POPULATE_WRITE
-  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto begin = reinterpret_cast<std::uintptr_t>(bits_.get());
-  const std::uintptr_t first = (begin + page - 1) / page * page;
-  const std::uintptr_t last = (begin + array_bytes_) / page * page;
-  // Failure (an older kernel, no memory yet) leaves the faults to the workers.
-  if (last > first)
-    (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
-#endif
 }
 
 void Duplication::add(const Tally& tally) {

@@ -8,18 +8,24 @@
 // level 1, but its answer depends on the last array only (its loop keeps the
 // last array's verdict), so this class allocates just that one: 512 MiB at
 // level 1, 1 GiB at level 3 (fastp's level with --dedup), with identical
-// results. Pages are zero-filled lazily (calloc), so only touched pages cost.
-// The array is set a 64-bit word at a time (a bit-test-and-set), so a page's
-// first touch is a write: a byte-wide fetch-or compiled as load and
-// compare-exchange first mapped the shared zero page, then copied it on the
-// write, with a TLB shootdown across the workers for every page (17% of a
-// 2-core run's samples; issue 17).
+// results. Pages are zero-filled lazily (an anonymous mapping), so only
+// touched pages cost. The array is set a 64-bit word at a time (a
+// bit-test-and-set), so a page's first touch is a write: a byte-wide
+// fetch-or compiled as load and compare-exchange first mapped the shared
+// zero page, then copied it on the write, with a TLB shootdown across the
+// workers for every page (17% of a 2-core run's samples; issue 17).
+//
+// Where the bits cost: one random word per read, so with many reads every
+// 4 KiB page is faulted in one at a time and nearly every set misses the
+// TLB. On the 2-core dev box (a virtual machine, 4 M random sets, one
+// thread): 1.95 s with 4 KiB pages; 0.16 s on 2 MiB pages with each word
+// prefetched a few reads ahead (scripts/probe-duplication-bits.cpp). Hence
+// huge pages for a run with many reads, and check_sums.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -29,9 +35,13 @@ namespace seqfuse::preprocess {
 class Duplication {
  public:
   // accuracy_level: fastp's --dup_calc_accuracy, 1 to 6; fastp uses 1 by
-  // default and 3 with --dedup. Throws seqfuse::Error when out of range or
-  // when the array cannot be allocated.
-  explicit Duplication(int accuracy_level = 1);
+  // default and 3 with --dedup. many_reads: back the array with 2 MiB pages
+  // (transparent huge pages, where the kernel grants them). Each touched
+  // huge page is zeroed whole, so a few reads map the whole array: all 256
+  // took 0.025 s on the dev box, against about 10 us per 4 KiB page faulted
+  // in one at a time, so it pays from about 2,500 reads. Throws seqfuse::Error
+  // when out of range or when the array cannot be allocated.
+  explicit Duplication(int accuracy_level = 1, bool many_reads = false);
   ~Duplication();
   Duplication(const Duplication&) = delete;
   Duplication& operator=(const Duplication&) = delete;
@@ -67,13 +77,6 @@ class Duplication {
   // Thread-safe.
   void check_sums(std::span<const std::uint64_t> sums, Tally& tally);
 
-  // Maps every page of the array now, writable, as the first bit set in
-  // each would (an idle thread's work: the GPU starting); the bits are
-  // unchanged, so workers may set bits meanwhile. With many reads nearly
-  // every page gets one, and each first touch faults on a worker
-  // otherwise. Does nothing where the kernel lacks MADV_POPULATE_WRITE.
-  void populate();
-
   [[nodiscard]] std::uint64_t reads() const { return reads_.load(); }
   [[nodiscard]] std::uint64_t duplicates() const { return duplicates_.load(); }
   // duplicates / reads; 0 with no reads (fastp's getDupRate).
@@ -88,8 +91,14 @@ class Duplication {
   [[nodiscard]] std::uint64_t fastp_sum(std::string_view seq, std::size_t position_offset) const;
 
  private:
-  struct FreeDeleter {
-    void operator()(std::uint64_t* p) const;
+  // The array's anonymous mapping, aligned to 2 MiB inside a larger one.
+  struct Mapping {
+    void* base = nullptr;
+    std::size_t bytes = 0;
+    Mapping() = default;
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    ~Mapping();
   };
   // Sets the sum's bit; whether it was set already.
   bool apply(std::uint64_t sum);
@@ -110,7 +119,8 @@ class Duplication {
   static constexpr std::size_t kPrimePeriod = 4096;
   std::vector<std::uint64_t> prime_at_;
   std::uint64_t weight_[256] = {};
-  std::unique_ptr<std::uint64_t[], FreeDeleter> bits_;  // array_bytes_ / 8 words
+  Mapping mapping_;
+  std::uint64_t* bits_ = nullptr;  // array_bytes_ / 8 words, inside mapping_
   // A cache line of their own, away from the fields every check reads.
   alignas(64) std::atomic<std::uint64_t> reads_{0};
   std::atomic<std::uint64_t> duplicates_{0};
