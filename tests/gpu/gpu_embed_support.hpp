@@ -1,11 +1,14 @@
 // What the GPU embed tests of every family share: the device check, the
-// fixtures' proteins and random ones tokenized by the model under test, and
-// one engine call with NaN-filled outputs (a result the engine fails to
-// write shows).
+// fixtures' proteins and random ones tokenized by the model under test, one
+// engine call with NaN-filled outputs (a result the engine fails to write
+// shows), and the comparisons every family makes: the mean of every hidden
+// state against the reference, the GPU engine against the CPU engine, and a
+// batch against each sequence alone.
 #pragma once
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -79,6 +82,64 @@ inline std::vector<Embedding> run(EmbeddingEngine& engine,
   for (auto& e : out) e.values.assign(7, std::numeric_limits<float>::quiet_NaN());
   engine.embed(in, readout, out);
   return out;
+}
+
+// The mean of every hidden state, 0 to the last, as one readout.
+inline Readout every_layer_mean(int num_layers) {
+  Readout means;
+  means.layers.resize(static_cast<std::size_t>(num_layers) + 1);
+  for (int layer = 0; layer <= num_layers; ++layer)
+    means.layers[static_cast<std::size_t>(layer)] = layer;
+  return means;
+}
+
+// `engine`'s every_layer_mean of the fixture's proteins into the tally, as
+// the reference's "mean@L" rows and the last layer's also as "mean".
+inline void add_layer_means(AgreementTally& tally, EmbeddingEngine& engine, const Input& input,
+                            int num_layers, std::size_t hidden, const Reference& reference) {
+  const auto out = run(engine, input.spans, every_layer_mean(num_layers));
+  for (std::size_t s = 0; s < input.ids.size(); ++s) {
+    for (int layer = 0; layer <= num_layers; ++layer)
+      tally.add_reference(input.ids[s], "mean@" + std::to_string(layer),
+                          out[s].values.data() + static_cast<std::size_t>(layer) * hidden,
+                          reference);
+    tally.add_reference(input.ids[s], "mean",
+                        out[s].values.data() + static_cast<std::size_t>(num_layers) * hidden,
+                        reference);
+  }
+}
+
+// The GPU engine against the CPU engine, vector by vector, for each readout.
+// Zero rows (T5's placeholder) must be exactly zero: compare() takes a zero
+// reference only against an exact zero.
+inline void add_engine_agreement(AgreementTally& tally, EmbeddingEngine& gpu, EmbeddingEngine& cpu,
+                                 const Input& input, const std::vector<Readout>& readouts,
+                                 std::size_t hidden) {
+  for (const Readout& readout : readouts) {
+    const auto want = run(cpu, input.spans, readout);
+    const auto got = run(gpu, input.spans, readout);
+    for (std::size_t s = 0; s < input.ids.size(); ++s) {
+      REQUIRE(got[s].values.size() == want[s].values.size());
+      for (std::size_t v = 0; v < got[s].values.size() / hidden; ++v)
+        tally.add_engine(input.ids[s] + " vector " + std::to_string(v),
+                         got[s].values.data() + v * hidden, want[s].values.data() + v * hidden,
+                         hidden);
+    }
+  }
+}
+
+// A batch gives each sequence what it gets alone.
+inline void check_batch_equals_alone(EmbeddingEngine& engine, const Input& input,
+                                     const Readout& readout) {
+  const auto together = run(engine, input.spans, readout);
+  for (std::size_t s = 0; s < input.spans.size(); ++s) {
+    const auto alone = run(engine, std::span(input.spans).subspan(s, 1), readout);
+    double worst = 0;
+    for (std::size_t i = 0; i < alone[0].values.size(); ++i)
+      worst = std::max(worst, double(std::abs(alone[0].values[i] - together[s].values[i])));
+    INFO(input.ids[s]);
+    CHECK(worst < 1e-4);
+  }
 }
 
 }  // namespace seqfuse::models::test

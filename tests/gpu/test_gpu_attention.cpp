@@ -169,28 +169,31 @@ std::vector<std::uint8_t> run_attention(const Batch& b, bool tensor_cores, gpu::
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("attention kernels equal a float64 reference on random packed batches", "[gpu]") {
+// Every type and head size, both kernels, on a packed batch of the given
+// lengths plus six random ones, shuffled; with T5's relative position bias
+// or without. The bias is added in fp32 on both kernels: the same
+// tolerances.
+void check_against_reference(std::vector<std::size_t> lengths, bool position_bias) {
   REQUIRE_FALSE(gpu::devices().empty());
   const std::uint64_t seed = seqfuse::test::test_seed();
   INFO("SEQFUSE_TEST_SEED=" << seed);
   std::mt19937_64 rng(seed);
   gpu::Stream stream;
+  const std::string what = position_bias ? "attention + position bias " : "attention ";
   for (const nn::NnType type : {nn::NnType::f32, nn::NnType::bf16, nn::NnType::f16}) {
     for (const std::size_t head_dim : {16, 24, 32, 64, 128}) {
       const double tolerance = attention_tolerance(type, head_dim);
-      std::vector<std::size_t> lengths = {1, 2, 63, 64, 65, 129};
+      std::vector<std::size_t> batch_lengths = lengths;
       std::uniform_int_distribution<std::size_t> length(1, 300);
-      for (int i = 0; i < 6; ++i) lengths.push_back(length(rng));
-      lengths.push_back(1024);
-      std::shuffle(lengths.begin(), lengths.end(), rng);
-      const Batch batch(lengths, 3, head_dim, type, rng, stream);
+      for (int i = 0; i < 6; ++i) batch_lengths.push_back(length(rng));
+      std::shuffle(batch_lengths.begin(), batch_lengths.end(), rng);
+      const Batch batch(batch_lengths, 3, head_dim, type, rng, stream, position_bias);
       for (const bool tensor_cores : {true, false}) {
         const nn::AttentionKernel kernel = nn::attention_kernel_for(batch.job(tensor_cores));
-        INFO(type_name(type) << " head_dim " << head_dim << " on " << nn::to_string(kernel));
+        INFO(what << type_name(type) << " head_dim " << head_dim << " on "
+                  << nn::to_string(kernel));
         const double error = worst_error(batch, run_attention(batch, tensor_cores, stream));
-        std::cout << "attention " << type_name(type) << " head_dim " << head_dim << " on "
+        std::cout << what << type_name(type) << " head_dim " << head_dim << " on "
                   << nn::to_string(kernel) << ": worst error " << error << " x max|v|\n";
         CHECK(error <= tolerance);  // false for NaN
       }
@@ -198,71 +201,14 @@ TEST_CASE("attention kernels equal a float64 reference on random packed batches"
   }
 }
 
-TEST_CASE("attention kernels with T5's relative position bias equal a float64 reference",
-          "[gpu][t5]") {
-  REQUIRE_FALSE(gpu::devices().empty());
-  const std::uint64_t seed = seqfuse::test::test_seed();
-  INFO("SEQFUSE_TEST_SEED=" << seed);
-  std::mt19937_64 rng(seed);
-  gpu::Stream stream;
-  for (const nn::NnType type : {nn::NnType::f32, nn::NnType::bf16, nn::NnType::f16}) {
-    for (const std::size_t head_dim : {16, 24, 32, 64, 128}) {
-      // The bias is added in fp32 on both kernels: the unbiased tolerances.
-      const double tolerance = attention_tolerance(type, head_dim);
-      // T5's placeholder tiles are one token long: lengths 1 among the rest.
-      std::vector<std::size_t> lengths = {1, 1, 2, 31, 32, 33, 63, 64, 65, 129};
-      std::uniform_int_distribution<std::size_t> length(1, 300);
-      for (int i = 0; i < 6; ++i) lengths.push_back(length(rng));
-      lengths.push_back(1023);
-      std::shuffle(lengths.begin(), lengths.end(), rng);
-      const Batch batch(lengths, 3, head_dim, type, rng, stream, true);
-      for (const bool tensor_cores : {true, false}) {
-        const nn::AttentionKernel kernel = nn::attention_kernel_for(batch.job(tensor_cores));
-        INFO(type_name(type) << " head_dim " << head_dim << " on " << nn::to_string(kernel)
-                             << " with position bias");
-        const double error = worst_error(batch, run_attention(batch, tensor_cores, stream));
-        std::cout << "attention + position bias " << type_name(type) << " head_dim " << head_dim
-                  << " on " << nn::to_string(kernel) << ": worst error " << error << " x max|v|\n";
-        CHECK(error <= tolerance);  // false for NaN
-      }
-    }
-  }
+}  // namespace
+
+TEST_CASE("attention kernels equal a float64 reference on random packed batches", "[gpu]") {
+  check_against_reference({1, 2, 63, 64, 65, 129, 1024}, false);
 }
 
-TEST_CASE("attention kernels: timing on an ESM-2 8M-shaped batch", "[gpu][bench]") {
-  REQUIRE_FALSE(gpu::devices().empty());
-  std::mt19937_64 rng(20261124);
-  gpu::Stream stream;
-  // 65,536 tokens of proteins 50 to 1,022 residues long, 20 heads of 16.
-  std::vector<std::size_t> lengths;
-  std::uniform_int_distribution<std::size_t> length(52, 1024);
-  for (std::size_t total = 0; total < 65536;) {
-    lengths.push_back(std::min(length(rng), 65536 - total));
-    total += lengths.back();
-  }
-  for (const std::size_t head_dim : {16, 64}) {
-    const std::size_t heads = 20;  // 8M: 20 x 16; 650M: 20 x 64
-    const Batch batch(lengths, heads, head_dim, nn::NnType::bf16, rng, stream);
-    double pairs = 0;  // (query, key) pairs per head
-    for (const std::size_t n : lengths) pairs += static_cast<double>(n) * static_cast<double>(n);
-    for (const bool tensor_cores : {true, false}) {
-      const nn::VarlenAttention job = batch.job(tensor_cores);
-      REQUIRE(nn::varlen_attention(job, stream) == gpu::Status::kSuccess);  // warm-up
-      stream.synchronize();
-      constexpr int kRepeats = 10;
-      const auto start = std::chrono::steady_clock::now();
-      for (int r = 0; r < kRepeats; ++r)
-        REQUIRE(nn::varlen_attention(job, stream) == gpu::Status::kSuccess);
-      stream.synchronize();
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-          kRepeats;
-      // 4 d flops per pair and head: two products of d multiply-adds.
-      const double tflops = 4.0 * static_cast<double>(head_dim) * pairs *
-                            static_cast<double>(heads) / seconds * 1e-12;
-      std::cout << "attention bench bf16: " << batch.tokens << " tokens, " << heads << " heads of "
-                << head_dim << ", " << nn::to_string(nn::attention_kernel_for(job)) << ": "
-                << seconds * 1e3 << " ms, " << tflops << " TFLOP/s\n";
-    }
-  }
+TEST_CASE("attention kernels with T5's relative position bias equal a float64 reference",
+          "[gpu][t5]") {
+  // T5's placeholder tiles are one token long: lengths 1 among the rest.
+  check_against_reference({1, 1, 2, 31, 32, 33, 63, 64, 65, 129, 1023}, true);
 }

@@ -16,7 +16,6 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
-#include <numeric>
 #include <random>
 #include <span>
 #include <string>
@@ -73,20 +72,8 @@ AgreementTally against_reference(const std::string& name, ComputeType compute, b
   AgreementTally tally{min_cosine, max_relative_error};
   const auto engine = t5_gpu_engine(t5, compute, tiled);
 
-  Readout means;
-  means.layers.resize(static_cast<std::size_t>(num_layers) + 1);
-  std::iota(means.layers.begin(), means.layers.end(), 0);
-  auto out = run(*engine, input.spans, means);
-  for (std::size_t s = 0; s < input.ids.size(); ++s) {
-    for (int layer = 0; layer <= num_layers; ++layer)
-      tally.add_reference(input.ids[s], "mean@" + std::to_string(layer),
-                          out[s].values.data() + static_cast<std::size_t>(layer) * hidden,
-                          reference);
-    tally.add_reference(input.ids[s], "mean",
-                        out[s].values.data() + static_cast<std::size_t>(num_layers) * hidden,
-                        reference);
-  }
-  out = run(*engine, input.spans, {{num_layers}, Pooling::none});
+  add_layer_means(tally, *engine, input, num_layers, hidden, reference);
+  auto out = run(*engine, input.spans, {{num_layers}, Pooling::none});
   for (std::size_t s = 0; s < input.ids.size(); ++s) {
     REQUIRE(out[s].rows == input.proteins[s].ids.size());
     // The placeholder's row: zero, as the CPU engine leaves it.
@@ -133,32 +120,12 @@ TEST_CASE("embed GPU t5 fp32 equals the CPU engine on random lengths, readouts, 
       gpu->reserve(64, 64);  // embed() grows the arena and the bias table itself
       CpuT5Engine cpu(t5, 2);
       AgreementTally tally{kMinCosine, kMaxRelativeErrorFp32};
-      for (const Readout& readout :
-           {Readout{{last}, Pooling::mean}, Readout{{0, last}, Pooling::mean},
-            Readout{{0, 1, last}, Pooling::none}, Readout{{last, 1}, Pooling::mean}}) {
-        const auto want = run(cpu, input.spans, readout);
-        const auto got = run(*gpu, input.spans, readout);
-        for (std::size_t s = 0; s < input.ids.size(); ++s) {
-          REQUIRE(got[s].values.size() == want[s].values.size());
-          // Zero rows (the placeholder's) must be exactly zero: compare()
-          // takes a zero reference only against an exact zero.
-          for (std::size_t v = 0; v < got[s].values.size() / hidden; ++v)
-            tally.add_engine(input.ids[s] + " vector " + std::to_string(v),
-                             got[s].values.data() + v * hidden, want[s].values.data() + v * hidden,
-                             hidden);
-        }
-      }
-      // A batch gives each sequence what it gets alone.
-      const Readout readout{{0, last}, Pooling::none};
-      const auto together = run(*gpu, input.spans, readout);
-      for (std::size_t s = 0; s < input.spans.size(); ++s) {
-        const auto alone = run(*gpu, std::span(input.spans).subspan(s, 1), readout);
-        double worst = 0;
-        for (std::size_t i = 0; i < alone[0].values.size(); ++i)
-          worst = std::max(worst, double(std::abs(alone[0].values[i] - together[s].values[i])));
-        INFO(input.ids[s]);
-        CHECK(worst < 1e-4);
-      }
+      add_engine_agreement(
+          tally, *gpu, cpu, input,
+          {Readout{{last}, Pooling::mean}, Readout{{0, last}, Pooling::mean},
+           Readout{{0, 1, last}, Pooling::none}, Readout{{last, 1}, Pooling::mean}},
+          hidden);
+      check_batch_equals_alone(*gpu, input, {{0, last}, Pooling::none});
       tally.print("embed GPU t5 fp32 vs CPU, random lengths, " + name);
       tally.check();
     }
@@ -198,21 +165,13 @@ TEST_CASE("embed GPU t5: head size 128, attention wider than the hidden size, eq
   const int last = t5.config.num_layers;
   CpuT5Engine cpu(t5, 2);
   const Readout readout{{0, 1, last}, Pooling::none};
-  const auto want = run(cpu, input.spans, readout);
   for (const ComputeType compute : {ComputeType::fp32, ComputeType::bf16}) {
     const bool fp32 = compute == ComputeType::fp32;
     INFO((fp32 ? "fp32" : "bf16"));
     const auto gpu = t5_gpu_engine(t5, compute);
     AgreementTally tally{fp32 ? kMinCosine : kMinCosine16Bit,
                          fp32 ? kMaxRelativeErrorFp32 : std::numeric_limits<double>::infinity()};
-    const auto got = run(*gpu, input.spans, readout);
-    for (std::size_t s = 0; s < input.ids.size(); ++s) {
-      REQUIRE(got[s].values.size() == want[s].values.size());
-      for (std::size_t v = 0; v < got[s].values.size() / hidden; ++v)
-        tally.add_engine(input.ids[s] + " vector " + std::to_string(v),
-                         got[s].values.data() + v * hidden, want[s].values.data() + v * hidden,
-                         hidden);
-    }
+    add_engine_agreement(tally, *gpu, cpu, input, {readout}, hidden);
     tally.print(std::string("embed GPU t5 head size 128 ") + (fp32 ? "fp32" : "bf16") + " vs CPU");
     tally.check();
   }
