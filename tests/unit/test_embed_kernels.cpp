@@ -45,7 +45,9 @@ TEST_CASE("embed math: GELU matches x/2 (1 + erf(x / sqrt 2))", "[embed]") {
     const double v = x[i];
     const double want = v * 0.5 * (1.0 + std::erf(v / std::sqrt(2.0)));
     INFO("x = " << v);
-    REQUIRE(std::abs(y[i] - want) <= 2e-7 * std::max(1.0, std::abs(v)));
+    // About 2.5 float ulps of x: builds round the polynomial differently
+    // (the ASan build at -O1 is 9.604e-7 off at x = 4.8, 2 ulps there).
+    REQUIRE(std::abs(y[i] - want) <= 3e-7 * std::max(1.0, std::abs(v)));
   }
 }
 
