@@ -2,11 +2,11 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
-#include <sys/mman.h>
-
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 
 namespace seqfuse::preprocess {
 namespace {
@@ -82,8 +82,8 @@ std::uint64_t base_weight(char base) {
 
 }  // namespace
 
-Duplication::Mapping::~Mapping() {
-  if (base != nullptr) (void)::munmap(base, bytes);
+void Duplication::FreeDeleter::operator()(std::uint64_t* p) const {
+  std::free(p);
 }
 
 std::size_t Duplication::memory_bytes(int accuracy_level) {
@@ -105,22 +105,16 @@ Duplication::Duplication(int accuracy_level, bool many_reads) {
   for (std::uint64_t& w : weight_) w = base_weight('N');
   for (const char base : {'A', 'C', 'G', 'T'})
     weight_[static_cast<unsigned char>(base)] = base_weight(base);
-  // An anonymous mapping: the kernel hands out zero pages lazily, so
-  // untouched parts of the array cost no memory. 2 MiB more than the array,
-  // so that it can start on a huge-page boundary.
-  constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  mapping_.bytes = static_cast<std::size_t>(array_bytes_) + kHugePage;
-  void* base = ::mmap(nullptr, mapping_.bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) {
+  // calloc: the kernel hands out zero pages lazily, so untouched parts of
+  // the array cost no memory.
+  bits_.reset(static_cast<std::uint64_t*>(
+      std::calloc(static_cast<std::size_t>(array_bytes_ / 8), sizeof(std::uint64_t))));
+  if (!bits_) {
     throw Error("out of memory: cannot allocate " + std::to_string(array_bytes_) +
                 " bytes for the duplication estimate");
   }
-  mapping_.base = base;
-  const auto start = reinterpret_cast<std::uintptr_t>(base);
-  bits_ = reinterpret_cast<std::uint64_t*>((start + kHugePage - 1) / kHugePage * kHugePage);
-  // Advice only: a kernel without huge pages keeps 4 KiB ones.
-  if (many_reads) (void)::madvise(bits_, static_cast<std::size_t>(array_bytes_), MADV_HUGEPAGE);
+  // Before any bit is set: the whole 2 MiB pages inside the array.
+  if (many_reads) advise_huge_pages(bits_.get(), static_cast<std::size_t>(array_bytes_));
 }
 
 Duplication::~Duplication() = default;

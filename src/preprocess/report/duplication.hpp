@@ -8,8 +8,8 @@
 // level 1, but its answer depends on the last array only (its loop keeps the
 // last array's verdict), so this class allocates just that one: 512 MiB at
 // level 1, 1 GiB at level 3 (fastp's level with --dedup), with identical
-// results. Pages are zero-filled lazily (an anonymous mapping), so only
-// touched pages cost. The array is set a 64-bit word at a time (a
+// results. Pages are zero-filled lazily (calloc), so only touched pages
+// cost. The array is set a 64-bit word at a time (a
 // bit-test-and-set), so a page's first touch is a write: a byte-wide
 // fetch-or compiled as load and compare-exchange first mapped the shared
 // zero page, then copied it on the write, with a TLB shootdown across the
@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -91,14 +92,8 @@ class Duplication {
   [[nodiscard]] std::uint64_t fastp_sum(std::string_view seq, std::size_t position_offset) const;
 
  private:
-  // The array's anonymous mapping, aligned to 2 MiB inside a larger one.
-  struct Mapping {
-    void* base = nullptr;
-    std::size_t bytes = 0;
-    Mapping() = default;
-    Mapping(const Mapping&) = delete;
-    Mapping& operator=(const Mapping&) = delete;
-    ~Mapping();
+  struct FreeDeleter {
+    void operator()(std::uint64_t* p) const;
   };
   // Sets the sum's bit; whether it was set already.
   bool apply(std::uint64_t sum);
@@ -119,8 +114,7 @@ class Duplication {
   static constexpr std::size_t kPrimePeriod = 4096;
   std::vector<std::uint64_t> prime_at_;
   std::uint64_t weight_[256] = {};
-  Mapping mapping_;
-  std::uint64_t* bits_ = nullptr;  // array_bytes_ / 8 words, inside mapping_
+  std::unique_ptr<std::uint64_t[], FreeDeleter> bits_;  // array_bytes_ / 8 words
   // A cache line of their own, away from the fields every check reads.
   alignas(64) std::atomic<std::uint64_t> reads_{0};
   std::atomic<std::uint64_t> duplicates_{0};
