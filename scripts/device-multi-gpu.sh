@@ -14,10 +14,12 @@
 #   ... up to the GPUs found, or GPU_COUNTS="1 2 4"), RUNS runs each (default
 #   3); the median wall time, the speed-up over one GPU and the parallel
 #   efficiency (speed-up / GPUs). Each run's output is compared with the
-#   one-GPU run's. WORKLOADS picks among align kmer embed bwt trim (default
-#   all). Sizes: ALIGN_COPIES (default 100 copies of mmseqs2-examples' 20,000
-#   proteins, 0.9 G residues) searched by ALIGN_QUERIES (default 100) of its
-#   queries; KMER_FILES x 5 M simulated 150 bp reads (default 13 files,
+#   one-GPU run's. WORKLOADS picks among align alignsfdb kmer embed bwt trim
+#   (default all but alignsfdb). Sizes: ALIGN_COPIES (default 100 copies of
+#   mmseqs2-examples' 20,000 proteins, 0.9 G residues) searched by
+#   ALIGN_QUERIES (default 100) of its queries (alignsfdb: the same search
+#   from a database `align-db` built once, its build time in the table's
+#   header); KMER_FILES x 5 M simulated 150 bp reads (default 13 files,
 #   ~21 GB of FASTQ; the k = 31 histogram, -o /dev/null); EMBED_PROTEINS
 #   (default 100000) proteins embedded by a random ESM-2 650M-shaped
 #   checkpoint (scripts/make-random-esm.py t33) in
@@ -31,6 +33,7 @@
 #   The identity jobs include bwt on E. coli against `bwa index` (gpu:0 and
 #   every list give bwa's five files).
 #   Writes $OUT/multi-gpu-scaling.md.
+#   TRACE=1 keeps each scaling run's SEQFUSE_TRACE lines in $OUT/traces.
 # Environment: MODE (identity, scaling or both; default both), OUT,
 # SEQFUSE_BIN and SIM_BIN (other builds), DRY=1 (a rehearsal without GPUs:
 # every device list becomes cpu, with small CPU builds, to test this script).
@@ -175,15 +178,24 @@ device_list() {  # device_list N: gpu:0,1,...,N-1
   echo "$list"
 }
 
+make_align_inputs() {
+  gzip -dc "$bd/mmseqs_DB.fasta.gz" >"$work/DB1.fa"
+  for ((i = 0; i < ${ALIGN_COPIES:-100}; i++)); do cat "$work/DB1.fa"; done >"$work/DB.fa"
+  gzip -dc "$bd/mmseqs_QUERY.fasta.gz" |
+    awk -v n="${ALIGN_QUERIES:-100}" '/^>/ { if (++k > n) exit } { print }' >"$work/AQ.fa"
+}
+
 make_scaling_inputs() {
   local w
   for w in $workloads; do
     case $w in
-      align)
-        gzip -dc "$bd/mmseqs_DB.fasta.gz" >"$work/DB1.fa"
-        for ((i = 0; i < ${ALIGN_COPIES:-100}; i++)); do cat "$work/DB1.fa"; done >"$work/DB.fa"
-        gzip -dc "$bd/mmseqs_QUERY.fasta.gz" |
-          awk -v n="${ALIGN_QUERIES:-100}" '/^>/ { if (++k > n) exit } { print }' >"$work/AQ.fa" ;;
+      align) make_align_inputs ;;
+      alignsfdb)
+        [ -s "$work/DB.fa" ] || make_align_inputs
+        local t0
+        t0=$(now_ms)
+        "$sf" align-db -q "$work/DB.fa" -o "$work/DB.sfdb" || return 1
+        sfdb_build_s=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.2f", ms / 1000 }') ;;
       kmer)
         for ((i = 0; i < ${KMER_FILES:-13}; i++)); do
           [ -s "$work/part$i.fq" ] ||
@@ -233,6 +245,7 @@ PY
 scaling_command() {
   case $1 in
     align) echo "$sf align-sw --device $2 -t $threads $work/AQ.fa $work/DB.fa -o out.tsv" ;;
+    alignsfdb) echo "$sf align-sw --device $2 -t $threads $work/AQ.fa $work/DB.sfdb -o out.tsv" ;;
     kmer) echo "$sf kmer-count --device $2 -t $threads -k 31 $(ls "$work"/part*.fq | tr '\n' ' ') --histo out.histo -o /dev/null" ;;
     embed) echo "$sf embed --device $2 -t $threads --dtype bf16 --model $work/esm650/model $work/EP.fa -o out.npy" ;;
     bwt) echo "$sf bwt --device $2 -t $threads -p out $work/genome$bwt_mbp.fa" ;;
@@ -241,7 +254,7 @@ scaling_command() {
 }
 scaling_outputs() {
   case $1 in
-    align) echo out.tsv ;;
+    align | alignsfdb) echo out.tsv ;;
     kmer) echo out.histo ;;
     embed) echo out.npy out.ids.txt ;;
     bwt) echo out.bwt out.sa out.pac ;;
@@ -265,6 +278,7 @@ run_scaling() {
       "kmer ${KMER_FILES:-13} x 5 M reads ($(cat "$work"/part*.fq 2>/dev/null | wc -c) bytes);" \
       "embed ${EMBED_PROTEINS:-100000} proteins ($(grep -v '^>' "$work/EP.fa" 2>/dev/null | tr -d '\n' | wc -c) residues), random 650M-shaped, bf16;" \
       "bwt ${bwt_mbp} Mbp simulated (both strands); fastq-trim ${TRIM_PAIRS:-4000000} pairs"
+    [ -z "${sfdb_build_s:-}" ] || echo "- alignsfdb: \`align-db DB.fa -o DB.sfdb\` took $sfdb_build_s s (once)"
     echo
     echo "| workload | GPUs | median s | runs (s) | speed-up | efficiency | output vs 1 GPU |"
     echo "|---|---|---|---|---|---|---|"
@@ -281,11 +295,15 @@ run_scaling() {
         local t0 cmd
         cmd=$(scaling_command "$w" "$([ "$dry" = 1 ] && echo cpu || echo "$dev")")
         t0=$(now_ms)
-        if ! (cd "$dir" && $cmd >/dev/null 2>err.txt); then
+        if ! (cd "$dir" && SEQFUSE_TRACE=${TRACE:-} $cmd >/dev/null 2>err.txt); then
           verdict="FAILED: $(tail -n1 "$dir/err.txt")"
           break
         fi
         times+=($(($(now_ms) - t0)))
+        if [ "${TRACE:-}" = 1 ]; then
+          mkdir -p "$OUT/traces"
+          cp "$dir/err.txt" "$OUT/traces/${w}_${n}gpu_run$r.txt"
+        fi
       done
       if [ "$verdict" = reference ] && [ "$n" != 1 ]; then
         verdict=identical

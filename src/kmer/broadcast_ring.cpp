@@ -1,13 +1,27 @@
 #include "kmer/broadcast_ring.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/error.hpp"
 
 namespace seqfuse::kmer {
+namespace {
+
+// Waits on `changed` until `done`, adding the seconds blocked to `waited`
+// (nothing when `done` already holds: the common case costs no clock read).
+template <typename Lock, typename Done>
+void timed_wait(std::condition_variable_any& changed, Lock& lock, Done done, double& waited) {
+  if (done()) return;
+  const auto start = std::chrono::steady_clock::now();
+  changed.wait(lock, done);
+  waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
 
 BroadcastRing::BroadcastRing(std::size_t consumers, std::size_t slots)
-    : slots_(slots), released_(consumers, 0) {
+    : slots_(slots), released_(consumers, 0), consumer_wait_(consumers, 0) {
   if (consumers == 0 || slots == 0) throw Error("internal: a broadcast ring without room");
 }
 
@@ -17,13 +31,16 @@ std::size_t BroadcastRing::released_by_all() const {
 
 bool BroadcastRing::wait_for_slot(std::size_t index) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return stopped_ || index < released_by_all() + slots_; });
+  timed_wait(
+      changed_, lock, [&] { return stopped_ || index < released_by_all() + slots_; },
+      producer_wait_);
   return !stopped_;
 }
 
 bool BroadcastRing::wait_released(std::size_t count) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return stopped_ || released_by_all() >= count; });
+  timed_wait(
+      changed_, lock, [&] { return stopped_ || released_by_all() >= count; }, producer_wait_);
   return !stopped_;
 }
 
@@ -43,11 +60,17 @@ void BroadcastRing::close() {
   changed_.notify_all();
 }
 
-bool BroadcastRing::wait_for_piece(std::size_t index, std::stop_token stop) {
+bool BroadcastRing::wait_for_piece(std::size_t consumer, std::size_t index,
+                                   std::stop_token stop) {
   std::unique_lock lock(mutex_);
-  const bool ready =
-      changed_.wait(lock, stop, [&] { return stopped_ || closed_ || index < published_; });
-  return ready && !stopped_ && index < published_;
+  const auto ready = [&] { return stopped_ || closed_ || index < published_; };
+  if (!ready()) {
+    const auto start = std::chrono::steady_clock::now();
+    (void)changed_.wait(lock, stop, ready);
+    consumer_wait_.at(consumer) +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return !stopped_ && index < published_;
 }
 
 void BroadcastRing::release(std::size_t consumer, std::size_t count) {
@@ -69,6 +92,16 @@ void BroadcastRing::stop() {
 bool BroadcastRing::stopped() const {
   const std::lock_guard lock(mutex_);
   return stopped_;
+}
+
+double BroadcastRing::producer_wait_seconds() const {
+  const std::lock_guard lock(mutex_);
+  return producer_wait_;
+}
+
+double BroadcastRing::consumer_wait_seconds(std::size_t consumer) const {
+  const std::lock_guard lock(mutex_);
+  return consumer_wait_.at(consumer);
 }
 
 }  // namespace seqfuse::kmer

@@ -32,15 +32,22 @@ class BroadcastRing {
   // Producer: no piece comes after those published.
   void close();
 
-  // Consumer: waits for piece `index`. False at the end (closed before that
-  // piece), once stopped, or when `stop` is requested.
-  [[nodiscard]] bool wait_for_piece(std::size_t index, std::stop_token stop);
+  // Consumer `consumer`: waits for piece `index`. False at the end (closed
+  // before that piece), once stopped, or when `stop` is requested.
+  [[nodiscard]] bool wait_for_piece(std::size_t consumer, std::size_t index,
+                                    std::stop_token stop);
   // Consumer `consumer` is done with the pieces before `count`.
   void release(std::size_t consumer, std::size_t count);
 
   // Anyone: the run failed. Every wait returns false from now on.
   void stop();
   [[nodiscard]] bool stopped() const;
+
+  // Seconds spent blocked so far (SEQFUSE_TRACE's account of who waits for
+  // whom): the producer in wait_for_slot/wait_released, each consumer in
+  // wait_for_piece. Read once the ring is idle.
+  [[nodiscard]] double producer_wait_seconds() const;
+  [[nodiscard]] double consumer_wait_seconds(std::size_t consumer) const;
 
  private:
   [[nodiscard]] std::size_t released_by_all() const;  // mutex_ held
@@ -49,6 +56,8 @@ class BroadcastRing {
   mutable std::mutex mutex_;
   std::condition_variable_any changed_;
   std::vector<std::size_t> released_;  // per consumer
+  double producer_wait_ = 0;
+  std::vector<double> consumer_wait_;  // per consumer
   std::size_t published_ = 0;
   bool closed_ = false;
   bool stopped_ = false;

@@ -1,6 +1,7 @@
 #include "kmer/count_workers.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <future>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "core/device_workers.hpp"
 #include "core/error.hpp"
+#include "core/report.hpp"
 #include "gpu/runtime.hpp"
 #include "io/batch_reader.hpp"
 #include "kmer/broadcast_ring.hpp"
@@ -30,6 +32,8 @@ struct Piece {
 // What a worker leaves for the reading thread and for the end of the count.
 struct WorkerState {
   TextTotals totals;  // of the last whole FASTQ file (read once all released its end)
+  double adding_seconds = 0;     // in the engine's add calls (SEQFUSE_TRACE)
+  double finishing_seconds = 0;  // in its finish
   bool histogram_given = false;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> frequencies;
 };
@@ -101,6 +105,7 @@ class WorkerRun {
     // meanwhile most likely stopped because of it.
     if (reading_failed) std::rethrow_exception(reading_failed);
     if (workers_failed) std::rethrow_exception(workers_failed);
+    trace_waits();
 
     WorkersCounted counted;
     counted.histogram_complete = setup_.histogram_only;
@@ -114,6 +119,24 @@ class WorkerRun {
   }
 
  private:
+  // Who waited for whom: a reader that waits for free slots has workers
+  // slower than its reading; workers that wait for pieces have a slow reader.
+  void trace_waits() const {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "kmer-count workers: reading %.3f s, the reader waited %.3f s for free slots",
+                  reading_seconds_, ring_.producer_wait_seconds());
+    trace(line);
+    for (std::size_t w = 0; w < states_.size(); ++w) {
+      std::snprintf(line, sizeof line,
+                    "kmer-count worker %zu: waited %.3f s for pieces, adding %.3f s, "
+                    "finishing %.3f s",
+                    w, ring_.consumer_wait_seconds(w), states_[w].adding_seconds,
+                    states_[w].finishing_seconds);
+      trace(line);
+    }
+  }
+
   // ---- a worker, on its own thread with its device current ----
 
   void work_on(std::stop_token stop, std::size_t w) {
@@ -134,7 +157,8 @@ class WorkerRun {
         throw Error("internal: a k-mer worker engine does not take the input it was promised");
       WorkerState& state = states_[w];
       std::size_t i = 0;
-      for (; ring_.wait_for_piece(i, stop); ++i) {
+      for (; ring_.wait_for_piece(w, i, stop); ++i) {
+        const Stopwatch adding;
         const Piece& piece = pieces_[i % kWorkerRingSlots];
         switch (piece.kind) {
           case Piece::Kind::kText:
@@ -152,13 +176,16 @@ class WorkerRun {
             ring_.release(w, i + 1);
             break;
         }
+        state.adding_seconds += adding.seconds();
       }
       if (ring_.stopped() || stop.stop_requested()) return;  // the run failed elsewhere
+      const Stopwatch finishing;
       if (setup_.histogram_only) {
         state.histogram_given = engine->finish_with_histogram(state.frequencies);
       } else {
         engine->finish();
       }
+      state.finishing_seconds = finishing.seconds();
       ring_.release(w, i);
       if (options_.exits_after && state.histogram_given)
         (void)engine.release();  // see CountOptions::exits_after
@@ -219,7 +246,10 @@ class WorkerRun {
     }
     for (;;) {
       io::TextBuffer& slot = free_slot();
-      if (!text.reader->next(slot)) break;
+      const Stopwatch reading;
+      const bool more = text.reader->next(slot);
+      reading_seconds_ += reading.seconds();
+      if (!more) break;
       publish(slot);
     }
     // Every worker's engine parsed the whole file: they all know its records
@@ -293,6 +323,7 @@ class WorkerRun {
   std::promise<std::vector<KeyRange>> ranges_promise_;
   std::shared_future<std::vector<KeyRange>> ranges_;
   bool ranges_set_ = false;  // reading thread only
+  double reading_seconds_ = 0;  // in the text reader's next() (SEQFUSE_TRACE)
   RunGate run_gate_;         // EngineParams::run_gate
   std::vector<WorkerState> states_;
   std::unique_ptr<io::BatchReader> batch_reader_;  // of the input being parsed here

@@ -253,7 +253,7 @@ TEST_CASE("a broadcast ring gives every piece to every consumer in order", "[kme
   for (std::size_t c = 0; c < kConsumers; ++c) {
     consumers.emplace_back([&, c] {
       std::mt19937 rng(static_cast<unsigned>(c));
-      for (std::size_t i = 0; ring.wait_for_piece(i, {}); ++i) {
+      for (std::size_t i = 0; ring.wait_for_piece(c, i, {}); ++i) {
         seen[c].push_back(slot[i % kSlots].load());
         if (rng() % 8 == 0) std::this_thread::sleep_for(std::chrono::microseconds(rng() % 200));
         if (slot[i % kSlots].load() != i) overwritten = true;  // still held: must not change
@@ -284,7 +284,7 @@ TEST_CASE("a stopped broadcast ring wakes the producer and the consumers", "[kme
   // Catch's checks are for the main thread: the waiters keep their answers.
   std::atomic<int> producer_got{-1}, consumer_got{-1};
   std::thread producer([&] { producer_got = ring.wait_for_slot(2); });  // consumer 1 never releases
-  std::thread consumer([&] { consumer_got = ring.wait_for_piece(2, {}); });
+  std::thread consumer([&] { consumer_got = ring.wait_for_piece(0, 2, {}); });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ring.release(0, 2);
   ring.stop();
@@ -293,12 +293,16 @@ TEST_CASE("a stopped broadcast ring wakes the producer and the consumers", "[kme
   CHECK(producer_got == 0);
   CHECK(consumer_got == 0);
   CHECK(ring.stopped());
+  // Both waited the 20 ms at least, and the account says so; consumer 1 never waited.
+  CHECK(ring.producer_wait_seconds() >= 0.019);
+  CHECK(ring.consumer_wait_seconds(0) >= 0.019);
+  CHECK(ring.consumer_wait_seconds(1) == 0);
   CHECK_FALSE(ring.wait_released(0));
   // A consumer's own stop token wakes it too.
   BroadcastRing idle(1, 1);
   std::stop_source stop;
   std::atomic<int> idle_got{-1};
-  std::thread waiting([&] { idle_got = idle.wait_for_piece(0, stop.get_token()); });
+  std::thread waiting([&] { idle_got = idle.wait_for_piece(0, 0, stop.get_token()); });
   stop.request_stop();
   waiting.join();
   CHECK(idle_got == 0);
