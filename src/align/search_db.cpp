@@ -1,7 +1,6 @@
 #include "align/search_db.hpp"
 
 #include <fcntl.h>
-#include <isa-l/crc64.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,9 +14,12 @@
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "core/regular_file.hpp"
+#include "io/crc64.hpp"
 
 namespace seqfuse::align {
 namespace {
+
+using io::crc64;
 
 // The sections are mapped and read as arrays of integers in place.
 static_assert(std::endian::native == std::endian::little,
@@ -47,10 +49,6 @@ enum : std::size_t {
 };
 constexpr std::uint32_t kFlagDna = 1;
 constexpr std::size_t kNameField = 64;
-
-std::uint64_t crc64(std::uint64_t crc, const void* data, std::size_t size) noexcept {
-  return crc64_ecma_refl(crc, static_cast<const unsigned char*>(data), size);
-}
 
 template <class T>
 T get(const char* p) noexcept {

@@ -1,6 +1,5 @@
 #include "kmer/kmer_db.hpp"
 
-#include <isa-l/crc64.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "core/regular_file.hpp"
+#include "io/crc64.hpp"
 
 namespace seqfuse::kmer {
 namespace {
@@ -40,7 +40,7 @@ constexpr std::size_t kVerifyRecords = std::size_t{1} << 14;
 }  // namespace
 
 std::uint64_t kmer_db_checksum(std::uint64_t crc, const void* data, std::size_t size) noexcept {
-  return crc64_ecma_refl(crc, static_cast<const unsigned char*>(data), size);
+  return io::crc64(crc, data, size);
 }
 
 void encode_records(const RecordBlock& block, char* out) noexcept {
