@@ -60,8 +60,7 @@ void BroadcastRing::close() {
   changed_.notify_all();
 }
 
-bool BroadcastRing::wait_for_piece(std::size_t consumer, std::size_t index,
-                                   std::stop_token stop) {
+bool BroadcastRing::wait_for_piece(std::size_t consumer, std::size_t index, std::stop_token stop) {
   std::unique_lock lock(mutex_);
   const auto ready = [&] { return stopped_ || closed_ || index < published_; };
   if (!ready()) {

@@ -34,8 +34,7 @@ class BroadcastRing {
 
   // Consumer `consumer`: waits for piece `index`. False at the end (closed
   // before that piece), once stopped, or when `stop` is requested.
-  [[nodiscard]] bool wait_for_piece(std::size_t consumer, std::size_t index,
-                                    std::stop_token stop);
+  [[nodiscard]] bool wait_for_piece(std::size_t consumer, std::size_t index, std::stop_token stop);
   // Consumer `consumer` is done with the pieces before `count`.
   void release(std::size_t consumer, std::size_t count);
 

@@ -18,14 +18,13 @@
 #include "gpu/runtime.hpp"  // pinned host memory
 #include "io/batch_reader.hpp"
 #include "io/fastq_chunks.hpp"
-#include "kmer/count_filter.hpp"
 #include "kmer/count_input.hpp"
 #include "kmer/count_workers.hpp"
 #include "kmer/cpu_engine.hpp"
 #include "kmer/gpu_engine.hpp"
 #include "kmer/histogram.hpp"
 #include "kmer/kmer_db.hpp"
-#include "kmer/kmer_text.hpp"
+#include "kmer/merged_outputs.hpp"
 #include "kmer/run_store.hpp"
 
 namespace seqfuse::kmer {
@@ -423,25 +422,17 @@ CountStats count_and_write(const CountOptions& options, Reporter& report) {
   CountHistogram histogram;
   // Workers that gave their histograms hold none of the store's keys.
   for (const auto& [count, kmers] : frequencies) histogram.add(count, kmers);
-  CountFilter filter(options.lower_count, options.upper_count);
-  std::string text;
   const std::size_t read_buffer = plan.merge_buffers / std::max<std::size_t>(1, stats.spilled_runs);
   MergeOptions merge_options;
   merge_options.read_buffer_bytes = read_buffer;
   merge_options.threads = options.threads;
   merge_options.lookahead_bytes = plan.merge_lookahead;
-  stats.totals = merge_runs(store, merge_options, [&](const RecordBlock& block) {
-    if (histo_out) histogram.add(block);  // every k-mer: -L/-U are for the dump and DB
-    if (!db && !dump_out) return;
-    const RecordBlock kept = filter.apply(block);
-    stats.kept += kept.size;
-    if (db) db->write(kept);
-    if (dump_out) {
-      text.clear();
-      append_dump_lines(kept, text);
-      dump_out->write(text);
-    }
-  });
+  MergedOutputs outputs(merge_options.threads, options.lower_count, options.upper_count,
+                        db ? &*db : nullptr, dump_out.get(), histo_out != nullptr);
+  stats.totals = merge_runs(store, merge_options, outputs);
+  stats.kept = outputs.kept();
+  outputs.add_histogram_to(histogram);
+  trace("kmer-count: merged and written");
   store.clear();
   const MergeTotals given = frequency_totals(frequencies);
   stats.totals.total_kmers += given.total_kmers;

@@ -31,7 +31,7 @@ struct Piece {
 
 // What a worker leaves for the reading thread and for the end of the count.
 struct WorkerState {
-  TextTotals totals;  // of the last whole FASTQ file (read once all released its end)
+  TextTotals totals;             // of the last whole FASTQ file (read once all released its end)
   double adding_seconds = 0;     // in the engine's add calls (SEQFUSE_TRACE)
   double finishing_seconds = 0;  // in its finish
   bool histogram_given = false;
@@ -322,9 +322,9 @@ class WorkerRun {
   std::size_t next_ = 0;                                // the next piece's number
   std::promise<std::vector<KeyRange>> ranges_promise_;
   std::shared_future<std::vector<KeyRange>> ranges_;
-  bool ranges_set_ = false;  // reading thread only
+  bool ranges_set_ = false;     // reading thread only
   double reading_seconds_ = 0;  // in the text reader's next() (SEQFUSE_TRACE)
-  RunGate run_gate_;         // EngineParams::run_gate
+  RunGate run_gate_;            // EngineParams::run_gate
   std::vector<WorkerState> states_;
   std::unique_ptr<io::BatchReader> batch_reader_;  // of the input being parsed here
 };

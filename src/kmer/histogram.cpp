@@ -32,6 +32,12 @@ void CountHistogram::add(const RecordBlock& block) {
   distinct_ += block.size;
 }
 
+void CountHistogram::add(const CountHistogram& other) {
+  for (std::uint32_t count = 0; count < kDenseCounts; ++count) dense_[count] += other.dense_[count];
+  for (const auto& [count, kmers] : other.sparse_) sparse_[count] += kmers;
+  distinct_ += other.distinct_;
+}
+
 std::string CountHistogram::jellyfish_text(const HistoParams& params) const {
   validate(params);
   const std::uint64_t inc = params.increment;

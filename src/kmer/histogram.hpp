@@ -26,6 +26,7 @@ class CountHistogram {
  public:
   void add(const RecordBlock& block);
   void add(std::uint32_t count, std::uint64_t kmers = 1);
+  void add(const CountHistogram& other);  // the k-mers of both
 
   // Jellyfish 2.3's buckets, labels and catch-all, line for line:
   //   base = increment >= low ? 0 : low - increment;  ceil = high + increment

@@ -88,6 +88,13 @@ void KmerDbWriter::write(const RecordBlock& block) {
   info_.records += block.size;
 }
 
+void KmerDbWriter::write_encoded(std::string_view records, std::uint64_t records_checksum,
+                                 std::uint64_t count) {
+  checksum_ = io::crc64_combine(checksum_, records_checksum, records.size());
+  out_.write(records);
+  info_.records += count;
+}
+
 void KmerDbWriter::finish(std::uint64_t total_kmers, std::uint64_t distinct_kmers) {
   char footer[kKmerDbFooterBytes] = {};
   put_u64(footer, info_.records);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/output_file.hpp"
@@ -62,6 +63,9 @@ class KmerDbWriter {
   // Writes the header (k, canonical, filters of `info`).
   KmerDbWriter(OutputFile& out, const KmerDbInfo& info);
   void write(const RecordBlock& block);
+  // Records encoded elsewhere (encode_records, on another thread), with
+  // their checksum from 0 (kmer_db_checksum(0, ...)): as write() of them.
+  void write_encoded(std::string_view records, std::uint64_t records_checksum, std::uint64_t count);
   // Writes the footer: the records written and the input totals.
   void finish(std::uint64_t total_kmers, std::uint64_t distinct_kmers);
 

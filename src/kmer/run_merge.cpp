@@ -126,23 +126,6 @@ class BlockOutput {
   std::size_t size_ = 0;
 };
 
-// One run in memory: nothing to merge, the blocks point into the run.
-MergeTotals pass_through(const SortedRun& run,
-                         const std::function<void(const RecordBlock&)>& consume) {
-  MergeTotals totals;
-  const std::size_t w = static_cast<std::size_t>(run.words_per_kmer());
-  for (std::size_t begin = 0; begin < run.size(); begin += kOutputBlock) {
-    const std::size_t n = std::min(kOutputBlock, run.size() - begin);
-    for (std::size_t i = begin; i < begin + n; ++i) {
-      totals.total_kmers += run.counts[i];
-      if (run.counts[i] == kCountLimit) ++totals.saturated;
-    }
-    totals.distinct += n;
-    consume(RecordBlock{run.k, run.words.data() + begin * w, run.counts.data() + begin, n});
-  }
-  return totals;
-}
-
 // The k-mer at `index` of run `run` (memory or spilled), for bounds and splitters.
 template <int W>
 class RunKeys {
@@ -236,9 +219,119 @@ void merge_cursors(std::vector<RunCursor<W>>& cursors, BlockOutput<W>& output) {
   output.flush();
 }
 
+void add_totals(MergeTotals& into, const MergeTotals& part) noexcept {
+  into.total_kmers += part.total_kmers;
+  into.distinct += part.distinct;
+  into.saturated += part.saturated;
+}
+
+// The totals of records that need no merge (their counts are final).
+MergeTotals totals_of(const RecordBlock& block) noexcept {
+  MergeTotals totals;
+  for (std::size_t i = 0; i < block.size; ++i) {
+    totals.total_kmers += block.counts[i];
+    if (block.counts[i] == kCountLimit) ++totals.saturated;
+  }
+  totals.distinct = block.size;
+  return totals;
+}
+
+// One part, prepared by a worker, waiting for its turn.
+struct PartResult {
+  std::unique_ptr<PartConsumer::Prepared> prepared;
+  MergeTotals totals;
+  std::exception_ptr failure;
+  bool done = false;
+};
+
+// Parts 0, 1, ... made by `make(worker, part)` (a PartResult) on `threads`
+// worker threads, and delivered to `consumer` in order on this thread. At
+// most `window` parts are made ahead of the one being delivered, which
+// bounds the memory held.
+template <typename Make>
+MergeTotals prepare_in_order(std::size_t parts, unsigned threads, std::size_t window, Make make,
+                             PartConsumer& consumer) {
+  MergeTotals totals;
+  if (threads <= 1) {  // on this thread, one part at a time
+    for (std::size_t p = 0; p < parts; ++p) {
+      PartResult part = make(0u, p);
+      add_totals(totals, part.totals);
+      consumer.deliver(std::move(part.prepared));
+    }
+    return totals;
+  }
+  std::vector<PartResult> results(parts);
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t next_part = 0, delivered = 0;
+  bool stop = false;
+  const auto work = [&](unsigned worker) {
+    for (;;) {
+      std::size_t p = 0;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock,
+                     [&] { return stop || next_part == parts || next_part < delivered + window; });
+        if (stop || next_part == parts) return;
+        p = next_part++;
+      }
+      PartResult result;
+      try {
+        result = make(worker, p);
+      } catch (...) {
+        result.failure = std::current_exception();
+      }
+      std::lock_guard lock(mutex);
+      results[p] = std::move(result);
+      results[p].done = true;
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  const auto stop_workers = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    for (std::thread& w : workers) w.join();
+  };
+  try {
+    for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work, t);
+    for (std::size_t p = 0; p < parts; ++p) {
+      PartResult part;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return results[p].done; });
+        part = std::move(results[p]);
+      }
+      if (part.failure) std::rethrow_exception(part.failure);
+      add_totals(totals, part.totals);
+      consumer.deliver(std::move(part.prepared));
+      {
+        std::lock_guard lock(mutex);
+        delivered = p + 1;
+      }
+      changed.notify_all();
+    }
+  } catch (...) {
+    stop_workers();
+    throw;
+  }
+  stop_workers();
+  return totals;
+}
+
+// Parts held prepared at once, all threads together.
+std::size_t window_for(unsigned threads) noexcept {
+  return 2 * static_cast<std::size_t>(std::max(threads, 1u));
+}
+
+// One merge on this thread: blocks of the heap merge, each prepared and
+// delivered at once.
 template <int W>
 MergeTotals merge_serial(const RunStore& store, const MergeOptions& options,
-                         const std::function<void(const RecordBlock&)>& consume) {
+                         PartConsumer& consumer) {
   const RunKeys<W> keys(store);
   const std::size_t buffer_records = options.read_buffer_bytes / kmer_record_bytes(W);
   std::vector<RunCursor<W>> cursors;
@@ -246,28 +339,20 @@ MergeTotals merge_serial(const RunStore& store, const MergeOptions& options,
   for (std::size_t r = 0; r < keys.runs(); ++r)
     cursors.push_back(keys.cursor(r, 0, keys.size(r), buffer_records));
   MergeTotals totals;
-  BlockOutput<W> output(store.k(), consume, totals);
+  const std::function<void(const RecordBlock&)> deliver = [&](const RecordBlock& block) {
+    consumer.deliver(consumer.prepare(0, block));
+  };
+  BlockOutput<W> output(store.k(), deliver, totals);
   merge_cursors(cursors, output);
   return totals;
 }
 
-// One key range's merged records, made by a worker, handed out in order.
-struct MergedPart {
-  std::vector<std::uint64_t> words;
-  std::vector<std::uint32_t> counts;
-  MergeTotals totals;
-  std::exception_ptr failure;
-  bool done = false;
-};
-
-// Key ranges merged by worker threads, delivered to `consume` in key order:
-// the same records as the serial merge. The splitters are quantiles of keys
-// sampled from every run; a worker finds each range's records in every run
-// by binary search. At most `window` ranges are merged ahead of the one
-// being consumed, which bounds the memory held.
+// Key ranges merged by worker threads and prepared there. The splitters are
+// quantiles of keys sampled from every run; a worker finds each range's
+// records in every run by binary search.
 template <int W>
 MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
-                           const std::function<void(const RecordBlock&)>& consume) {
+                           PartConsumer& consumer) {
   const RunKeys<W> keys(store);
   std::uint64_t total_records = 0;
   std::size_t largest = 0;
@@ -275,8 +360,8 @@ MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
     total_records += keys.size(r);
     if (keys.size(r) > keys.size(largest)) largest = r;
   }
-  const std::size_t threads = options.threads;
-  const std::size_t window = 2 * threads;
+  const unsigned threads = options.threads;
+  const std::size_t window = window_for(threads);
   const std::uint64_t held_bytes = total_records * (8 * W + 4) * window;
   const std::size_t parts = static_cast<std::size_t>(std::clamp<std::uint64_t>(
       held_bytes / std::max<std::size_t>(options.lookahead_bytes, 1) + 1, 4 * threads,
@@ -302,13 +387,7 @@ MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
     std::copy_n(picked[picked.size() * p / parts].data(), W, splitters.data() + (p - 1) * W);
 
   const std::size_t buffer_records = options.read_buffer_bytes / threads / kmer_record_bytes(W);
-  std::vector<MergedPart> merged(parts);
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::size_t next_part = 0, consumed = 0;
-  bool stop = false;
-
-  const auto merge_part = [&](std::size_t p, MergedPart& out) {
+  const auto merge_part = [&](unsigned worker, std::size_t p) {
     std::vector<RunCursor<W>> cursors;
     for (std::size_t r = 0; r < keys.runs(); ++r) {
       const std::uint64_t begin = p == 0 ? 0 : keys.lower_bound(r, &splitters[(p - 1) * W]);
@@ -316,95 +395,39 @@ MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
           p + 1 == parts ? keys.size(r) : keys.lower_bound(r, &splitters[p * W]);
       if (begin < end) cursors.push_back(keys.cursor(r, begin, end, buffer_records));
     }
-    const std::function<void(const RecordBlock&)> keep = [&out](const RecordBlock& block) {
-      out.words.insert(out.words.end(), block.words, block.words + block.size * W);
-      out.counts.insert(out.counts.end(), block.counts, block.counts + block.size);
+    std::vector<std::uint64_t> words;
+    std::vector<std::uint32_t> counts;
+    const std::function<void(const RecordBlock&)> keep = [&](const RecordBlock& block) {
+      words.insert(words.end(), block.words, block.words + block.size * W);
+      counts.insert(counts.end(), block.counts, block.counts + block.size);
     };
-    BlockOutput<W> output(store.k(), keep, out.totals);
+    PartResult result;
+    BlockOutput<W> output(store.k(), keep, result.totals);
     merge_cursors(cursors, output);
+    result.prepared = consumer.prepare(
+        worker, RecordBlock{store.k(), words.data(), counts.data(), counts.size()});
+    return result;
   };
-  const auto work = [&] {
-    for (;;) {
-      std::size_t p = 0;
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock,
-                     [&] { return stop || next_part == parts || next_part < consumed + window; });
-        if (stop || next_part == parts) return;
-        p = next_part++;
-      }
-      MergedPart result;
-      try {
-        merge_part(p, result);
-      } catch (...) {
-        result.failure = std::current_exception();
-      }
-      std::lock_guard lock(mutex);
-      merged[p] = std::move(result);
-      merged[p].done = true;
-      changed.notify_all();
-    }
-  };
-  std::vector<std::thread> workers;
-  const auto stop_workers = [&] {
-    {
-      std::lock_guard lock(mutex);
-      stop = true;
-    }
-    changed.notify_all();
-    for (std::thread& w : workers) w.join();
-  };
-  for (std::size_t t = 0; t < threads; ++t) workers.emplace_back(work);
-
-  MergeTotals totals;
-  try {
-    for (std::size_t p = 0; p < parts; ++p) {
-      MergedPart part;
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return merged[p].done; });
-        part = std::move(merged[p]);
-      }
-      if (part.failure) std::rethrow_exception(part.failure);
-      for (std::size_t begin = 0; begin < part.counts.size(); begin += kOutputBlock) {
-        const std::size_t n = std::min(kOutputBlock, part.counts.size() - begin);
-        consume(
-            RecordBlock{store.k(), part.words.data() + begin * W, part.counts.data() + begin, n});
-      }
-      totals.total_kmers += part.totals.total_kmers;
-      totals.distinct += part.totals.distinct;
-      totals.saturated += part.totals.saturated;
-      {
-        std::lock_guard lock(mutex);
-        consumed = p + 1;
-      }
-      changed.notify_all();
-    }
-  } catch (...) {
-    stop_workers();
-    throw;
-  }
-  stop_workers();
-  return totals;
+  return prepare_in_order(parts, threads, window, merge_part, consumer);
 }
 
 template <int W>
-MergeTotals merge(const RunStore& store, const MergeOptions& options,
-                  const std::function<void(const RecordBlock&)>& consume) {
+MergeTotals merge(const RunStore& store, const MergeOptions& options, PartConsumer& consumer) {
   std::uint64_t total_records = 0;
   for (const SortedRun& run : store.memory_runs()) total_records += run.size();
   for (const SpilledRun& run : store.spilled_runs()) total_records += run.records;
   // Small merges are not worth the threads.
   if (options.threads <= 1 || total_records < options.parallel_from)
-    return merge_serial<W>(store, options, consume);
-  return merge_parallel<W>(store, options, consume);
+    return merge_serial<W>(store, options, consumer);
+  return merge_parallel<W>(store, options, consumer);
 }
 
 // Runs in memory whose key spans do not overlap need no merge: they are
 // passed through one after the other, in key order. That is how the runs of
 // GPU workers that each counted their own key range in one round arrive
-// (count_workers.hpp). Fills `order` with the runs in key order, or returns
-// false when some spans overlap or a run is spilled.
+// (count_workers.hpp), and a count of one round. Fills `order` with the
+// runs in key order, or returns false when some spans overlap or a run is
+// spilled.
 bool disjoint_in_memory(const RunStore& store, std::vector<std::size_t>& order) {
   if (!store.spilled_runs().empty()) return false;
   const std::vector<SortedRun>& runs = store.memory_runs();
@@ -424,31 +447,42 @@ bool disjoint_in_memory(const RunStore& store, std::vector<std::size_t>& order) 
   return true;
 }
 
-}  // namespace
-
-MergeTotals merge_runs(const RunStore& store, const MergeOptions& options,
-                       const std::function<void(const RecordBlock&)>& consume) {
-  if (store.spilled_runs().empty() && store.memory_runs().size() == 1)
-    return pass_through(store.memory_runs().front(), consume);
-  if (std::vector<std::size_t> order; disjoint_in_memory(store, order)) {
-    MergeTotals totals;
-    for (const std::size_t r : order) {
-      const MergeTotals run = pass_through(store.memory_runs()[r], consume);
-      totals.total_kmers += run.total_kmers;
-      totals.distinct += run.distinct;
-      totals.saturated += run.saturated;
-    }
-    return totals;
-  }
-  return words_for_k(store.k()) == 1 ? merge<1>(store, options, consume)
-                                     : merge<2>(store, options, consume);
+// Disjoint runs (in `order`) cut into slices that are prepared on the
+// threads: nothing is merged or copied.
+MergeTotals pass_through(const RunStore& store, const std::vector<std::size_t>& order,
+                         const MergeOptions& options, PartConsumer& consumer) {
+  const std::vector<SortedRun>& runs = store.memory_runs();
+  const std::size_t window = window_for(options.threads);
+  const std::size_t record_bytes = kmer_record_bytes(words_for_k(store.k()));
+  const std::size_t slice = std::clamp<std::size_t>(
+      options.lookahead_bytes / (window * record_bytes), kOutputBlock, std::size_t{1} << 20);
+  struct Slice {
+    std::size_t run, begin, end;
+  };
+  std::vector<Slice> slices;
+  for (const std::size_t r : order)
+    for (std::size_t begin = 0; begin < runs[r].size(); begin += slice)
+      slices.push_back({r, begin, std::min(runs[r].size(), begin + slice)});
+  const auto make = [&](unsigned worker, std::size_t i) {
+    const SortedRun& run = runs[slices[i].run];
+    const std::size_t w = static_cast<std::size_t>(run.words_per_kmer());
+    const RecordBlock block{run.k, run.words.data() + slices[i].begin * w,
+                            run.counts.data() + slices[i].begin, slices[i].end - slices[i].begin};
+    PartResult result;
+    result.totals = totals_of(block);
+    result.prepared = consumer.prepare(worker, block);
+    return result;
+  };
+  return prepare_in_order(slices.size(), options.threads, window, make, consumer);
 }
 
-MergeTotals merge_runs(const RunStore& store, std::size_t read_buffer_bytes,
-                       const std::function<void(const RecordBlock&)>& consume) {
-  MergeOptions options;
-  options.read_buffer_bytes = read_buffer_bytes;
-  return merge_runs(store, options, consume);
+}  // namespace
+
+MergeTotals merge_runs(const RunStore& store, const MergeOptions& options, PartConsumer& consumer) {
+  if (std::vector<std::size_t> order; disjoint_in_memory(store, order))
+    return pass_through(store, order, options, consumer);
+  return words_for_k(store.k()) == 1 ? merge<1>(store, options, consumer)
+                                     : merge<2>(store, options, consumer);
 }
 
 }  // namespace seqfuse::kmer

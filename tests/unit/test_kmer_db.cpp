@@ -30,15 +30,24 @@ void spit(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
 }
 
-// Writes `counts` (ascending letters) as a database in blocks of `block` k-mers.
+// Writes `counts` (ascending letters) as a database in blocks of `block`
+// k-mers; `encoded`: each block encoded and checksummed apart, as the merge's
+// threads do (KmerDbWriter::write_encoded).
 void write_db(const fs::path& path, const KmerDbInfo& info, const test::LetterCounts& counts,
-              std::size_t block) {
+              std::size_t block, bool encoded = false) {
   seqfuse::OutputFile out(path.string());
   KmerDbWriter writer(out, info);
   std::vector<std::uint64_t> words;
   std::vector<std::uint32_t> values;
   const auto flush = [&] {
-    writer.write(RecordBlock{info.k, words.data(), values.data(), values.size()});
+    const RecordBlock records{info.k, words.data(), values.data(), values.size()};
+    if (encoded) {
+      std::string bytes(records.size * kmer_record_bytes(words_for_k(info.k)), '\0');
+      encode_records(records, bytes.data());
+      writer.write_encoded(bytes, kmer_db_checksum(0, bytes.data(), bytes.size()), records.size);
+    } else {
+      writer.write(records);
+    }
     words.clear();
     values.clear();
   };
@@ -80,6 +89,9 @@ TEST_CASE("a database reads back what was written, and answers lookups", "[kmer]
     info.lower_count = 2;
     info.upper_count = 99;
     write_db(dir / "x.kdb", info, counts, 7);
+    // Blocks encoded and checksummed apart give the same bytes.
+    write_db(dir / "encoded.kdb", info, counts, 5, true);
+    CHECK(slurp(dir / "encoded.kdb") == slurp(dir / "x.kdb"));
     const KmerDb db((dir / "x.kdb").string());
     CHECK(db.info().k == k);
     CHECK(db.info().canonical == info.canonical);

@@ -34,6 +34,7 @@
 #include "test_temp_dir.hpp"
 
 using namespace seqfuse::kmer;
+using seqfuse::kmer::test::merge_blocks;
 using seqfuse::kmer::test::random_reads;
 using seqfuse::test::slurp;
 using seqfuse::test::TempDir;
@@ -444,7 +445,7 @@ TEST_CASE("runs with disjoint key spans pass through the merge in key order", "[
     store.take(run_of({1, 2, touching ? 500u : 499u}, 1));
     store.take(run_of({900, 1000}, 7));
     std::vector<std::pair<std::uint64_t, std::uint32_t>> got;
-    const MergeTotals totals = merge_runs(store, 4096, [&](const RecordBlock& block) {
+    const MergeTotals totals = merge_blocks(store, 4096, [&](const RecordBlock& block) {
       for (std::size_t i = 0; i < block.size; ++i)
         got.emplace_back(block.words[i], block.counts[i]);
     });
@@ -494,7 +495,7 @@ TEST_CASE("runs of workers in key bands merge on threads as on one", "[kmer][dev
       options.lookahead_bytes = 32 << 10;  // many ranges
       std::vector<std::uint64_t> words;
       std::vector<std::uint32_t> counts;
-      const MergeTotals totals = merge_runs(store, options, [&](const RecordBlock& block) {
+      const MergeTotals totals = merge_blocks(store, options, [&](const RecordBlock& block) {
         words.insert(words.end(), block.words, block.words + block.size * w);
         counts.insert(counts.end(), block.counts, block.counts + block.size);
       });

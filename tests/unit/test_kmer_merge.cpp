@@ -15,6 +15,7 @@
 #include "test_kmer_support.hpp"
 
 using namespace seqfuse::kmer;
+using seqfuse::kmer::test::merge_blocks;
 
 namespace {
 
@@ -120,12 +121,18 @@ struct Merged {
   MergeTotals totals;
 };
 
-Merged merge_all(const RunStore& store, const MergeOptions& options) {
+// The merge's k-mers in order; `workers` gets the worker id of each part.
+Merged merge_all(const RunStore& store, const MergeOptions& options,
+                 std::vector<unsigned>* workers = nullptr) {
   Merged m;
-  m.totals = merge_runs(store, options, [&](const RecordBlock& block) {
-    m.words.insert(m.words.end(), block.words, block.words + block.size * block.words_per_kmer());
-    m.counts.insert(m.counts.end(), block.counts, block.counts + block.size);
-  });
+  m.totals = merge_blocks(
+      store, options,
+      [&](const RecordBlock& block) {
+        m.words.insert(m.words.end(), block.words,
+                       block.words + block.size * block.words_per_kmer());
+        m.counts.insert(m.counts.end(), block.counts, block.counts + block.size);
+      },
+      workers);
   return m;
 }
 
@@ -150,12 +157,55 @@ TEST_CASE("merging key ranges on threads gives the serial merge's blocks", "[kme
       parallel.threads = threads;
       parallel.parallel_from = 0;
       parallel.lookahead_bytes = 64 << 10;  // many small ranges
-      const Merged got = merge_all(store, parallel);
+      std::vector<unsigned> workers;
+      const Merged got = merge_all(store, parallel, &workers);
+      CHECK(workers.size() > threads);  // parts, each prepared once
+      CHECK(*std::max_element(workers.begin(), workers.end()) < threads);
       CHECK(got.words == expected.words);
       CHECK(got.counts == expected.counts);
       CHECK(got.totals.total_kmers == expected.totals.total_kmers);
       CHECK(got.totals.distinct == expected.totals.distinct);
       CHECK(got.totals.saturated == expected.totals.saturated);
+    }
+  }
+}
+
+TEST_CASE("runs with disjoint key spans are cut into parts, prepared on threads", "[kmer]") {
+  for (int k : {21, 40}) {
+    INFO("k=" << k);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(k) * 104729);
+    // One random run cut into four runs of disjoint key spans, taken out of
+    // order: GPU workers' runs, each of its own key range.
+    // 300,000 ascending keys: several parts of at least 65,536 per run.
+    SortedRun whole;
+    whole.k = k;
+    const std::size_t w = static_cast<std::size_t>(whole.words_per_kmer());
+    for (std::uint64_t i = 0; i < 300000; ++i) {
+      whole.words.push_back(i * 65537 + rng() % 65537);
+      if (w == 2) whole.words.push_back(rng() % 16);
+      whole.counts.push_back(rng() % 50 == 0 ? kCountLimit : std::uint32_t(1 + rng() % 9));
+    }
+    RunStore store(k, std::size_t{1} << 30, temp_dir());
+    for (const std::size_t quarter : {2u, 0u, 3u, 1u}) {
+      const std::size_t begin = whole.size() * quarter / 4, end = whole.size() * (quarter + 1) / 4;
+      SortedRun run;
+      run.k = k;
+      run.words.assign(whole.words.begin() + begin * w, whole.words.begin() + end * w);
+      run.counts.assign(whole.counts.begin() + begin, whole.counts.begin() + end);
+      store.take(std::move(run));
+    }
+    for (unsigned threads : {1u, 3u}) {
+      INFO("threads " << threads);
+      MergeOptions options;
+      options.threads = threads;
+      options.lookahead_bytes = 64 << 10;  // the smallest parts: 65,536 k-mers
+      std::vector<unsigned> workers;
+      const Merged got = merge_all(store, options, &workers);
+      CHECK(got.words == whole.words);
+      CHECK(got.counts == whole.counts);
+      CHECK(got.totals.distinct == whole.size());
+      CHECK(workers.size() == 8);  // 75,000 k-mers a run: two parts each
+      CHECK(*std::max_element(workers.begin(), workers.end()) < threads);
     }
   }
 }

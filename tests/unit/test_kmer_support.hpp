@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,12 +92,55 @@ inline LetterCounts to_letters(const RecordBlock& block) {
 }
 
 // Merged output of a store as letters; also checks the stream is ascending.
+// merge_runs handing each part, copied, to `consume` on the calling thread,
+// in key order; `workers` (if given) gets each prepare() call's worker id.
+inline MergeTotals merge_blocks(const RunStore& store, const MergeOptions& options,
+                                const std::function<void(const RecordBlock&)>& consume,
+                                std::vector<unsigned>* workers = nullptr) {
+  struct Copied : PartConsumer::Prepared {
+    int k = 0;
+    std::vector<std::uint64_t> words;
+    std::vector<std::uint32_t> counts;
+  };
+  struct Blocks : PartConsumer {
+    const std::function<void(const RecordBlock&)>& consume;
+    std::vector<unsigned>* workers;
+    std::mutex mutex;
+    Blocks(const std::function<void(const RecordBlock&)>& c, std::vector<unsigned>* w)
+        : consume(c), workers(w) {}
+    std::unique_ptr<Prepared> prepare(unsigned worker, const RecordBlock& part) override {
+      if (workers != nullptr) {
+        const std::lock_guard lock(mutex);
+        workers->push_back(worker);
+      }
+      auto copied = std::make_unique<Copied>();
+      copied->k = part.k;
+      copied->words.assign(part.words, part.words + part.size * part.words_per_kmer());
+      copied->counts.assign(part.counts, part.counts + part.size);
+      return copied;
+    }
+    void deliver(std::unique_ptr<Prepared> part) override {
+      const auto& copied = static_cast<const Copied&>(*part);
+      consume(
+          RecordBlock{copied.k, copied.words.data(), copied.counts.data(), copied.counts.size()});
+    }
+  } blocks(consume, workers);
+  return merge_runs(store, options, blocks);
+}
+
+inline MergeTotals merge_blocks(const RunStore& store, std::size_t read_buffer_bytes,
+                                const std::function<void(const RecordBlock&)>& consume) {
+  MergeOptions options;
+  options.read_buffer_bytes = read_buffer_bytes;
+  return merge_blocks(store, options, consume);
+}
+
 inline LetterCounts merged_letters(const RunStore& store, MergeTotals* totals = nullptr,
                                    std::size_t read_buffer_bytes = 4096) {
   LetterCounts all;
   std::string previous;
   bool ascending = true;
-  const MergeTotals got = merge_runs(store, read_buffer_bytes, [&](const RecordBlock& block) {
+  const MergeTotals got = merge_blocks(store, read_buffer_bytes, [&](const RecordBlock& block) {
     for (const auto& [letters, count] : to_letters(block)) {
       if (!previous.empty() && !(previous < letters)) ascending = false;
       previous = letters;

@@ -1,0 +1,73 @@
+#include "kmer/merged_outputs.hpp"
+
+#include <string>
+
+#include "core/default_init.hpp"
+#include "kmer/kmer_text.hpp"
+
+namespace seqfuse::kmer {
+
+// One part's bytes for the outputs, waiting for its turn. Parts are reused
+// (MergedOutputs::spare_): fresh buffers of several MB each would be faulted
+// in page by page, which cost more than encoding them.
+struct MergedOutputs::PreparedPart final : PartConsumer::Prepared {
+  std::vector<char, DefaultInitAllocator<char>> db_records;
+  std::uint64_t db_checksum = 0;  // of db_records alone
+  std::string dump_text;
+  std::uint64_t kept = 0;
+};
+
+MergedOutputs::MergedOutputs(unsigned threads, std::uint32_t lower_count, std::uint32_t upper_count,
+                             KmerDbWriter* db, OutputFile* dump, bool histogram)
+    : db_(db), dump_(dump), histogram_(histogram) {
+  workers_.reserve(std::max(threads, 1u));
+  for (unsigned i = 0; i < std::max(threads, 1u); ++i)
+    workers_.push_back(Worker{CountFilter(lower_count, upper_count), {}});
+}
+
+std::unique_ptr<PartConsumer::Prepared> MergedOutputs::prepare(unsigned worker,
+                                                               const RecordBlock& part) {
+  std::unique_ptr<PreparedPart> prepared;
+  {
+    const std::lock_guard lock(spare_mutex_);
+    if (!spare_.empty()) {
+      prepared = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  if (!prepared) prepared = std::make_unique<PreparedPart>();
+  prepared->kept = 0;
+  prepared->dump_text.clear();
+  Worker& own = workers_.at(worker);
+  if (histogram_) own.histogram.add(part);  // every k-mer: -L/-U are for the dump and DB
+  if (db_ == nullptr && dump_ == nullptr) return prepared;
+  const RecordBlock kept = own.filter.apply(part);
+  prepared->kept = kept.size;
+  if (db_ != nullptr) {
+    prepared->db_records.resize(kept.size * kmer_record_bytes(kept.words_per_kmer()));
+    encode_records(kept, prepared->db_records.data());
+    prepared->db_checksum =
+        kmer_db_checksum(0, prepared->db_records.data(), prepared->db_records.size());
+  }
+  if (dump_ != nullptr) append_dump_lines(kept, prepared->dump_text);
+  return prepared;
+}
+
+void MergedOutputs::deliver(std::unique_ptr<Prepared> part) {
+  auto& prepared = static_cast<PreparedPart&>(*part);
+  kept_ += prepared.kept;
+  if (db_ != nullptr)
+    db_->write_encoded({prepared.db_records.data(), prepared.db_records.size()},
+                       prepared.db_checksum, prepared.kept);
+  if (dump_ != nullptr) dump_->write(prepared.dump_text);
+  const std::lock_guard lock(spare_mutex_);
+  spare_.emplace_back(static_cast<PreparedPart*>(part.release()));
+}
+
+MergedOutputs::~MergedOutputs() = default;
+
+void MergedOutputs::add_histogram_to(CountHistogram& histogram) const {
+  for (const Worker& worker : workers_) histogram.add(worker.histogram);
+}
+
+}  // namespace seqfuse::kmer
