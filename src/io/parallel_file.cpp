@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/env_count.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/record_text.hpp"
@@ -16,8 +17,15 @@
 namespace seqfuse::io {
 namespace {
 
-// Below this a slice is not worth a thread.
-constexpr std::size_t kMinSliceBytes = std::size_t{8} << 20;
+// Below this a slice is not worth a thread. 2 MiB cuts a 32 MiB chunk of
+// kmer-count's into 16: with 8 MiB (4 slices) the reader fed four GPU
+// workers at about 11 GB/s, and they waited for it (run 33).
+// SEQFUSE_READ_SLICE_MIB overrides it, to measure the choice.
+std::size_t min_slice_bytes() {
+  static const std::size_t bytes =
+      env_count("SEQFUSE_READ_SLICE_MIB", "a slice size in MiB", 1024).value_or(2) << 20;
+  return bytes;
+}
 
 }  // namespace
 
@@ -57,7 +65,7 @@ std::size_t ParallelFile::read_slice(char* dst, std::size_t n, std::uint64_t off
 std::size_t ParallelFile::read(char* dst, std::size_t capacity) {
   const bool at_start = offset_ == 0;
   const std::size_t slices =
-      std::clamp<std::size_t>(capacity / kMinSliceBytes, 1, std::size_t{threads_});
+      std::clamp<std::size_t>(capacity / min_slice_bytes(), 1, std::size_t{threads_});
   const std::size_t slice = (capacity + slices - 1) / slices;
   std::vector<std::size_t> got(slices, 0);
   parallel_chunks(slices, 1, threads_, [&](unsigned, std::size_t s, std::size_t) {

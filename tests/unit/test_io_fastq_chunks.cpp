@@ -37,7 +37,7 @@ std::string joined(const std::vector<std::string>& chunks) {
 
 TEST_CASE("FASTQ chunks are whole records and add up to the file", "[io]") {
   t::ScratchDir dir;
-  // ~45 MB: several chunks of 16 MiB, each read in slices by four threads.
+  // ~45 MB: several chunks of 16 MiB, each read in slices by up to 16 threads.
   std::string text = t::make_fastq(540000);
   REQUIRE(text.size() > (std::size_t{40} << 20));
   const std::string plain = dir.write("big.fq", text);
@@ -52,6 +52,7 @@ TEST_CASE("FASTQ chunks are whole records and add up to the file", "[io]") {
   }
   CHECK(chunks_of(plain, std::size_t{16} << 20, 4) == one_thread);
   CHECK(chunks_of(plain, std::size_t{16} << 20, 3) == one_thread);
+  CHECK(chunks_of(plain, std::size_t{16} << 20, 16) == one_thread);  // 2 MiB slices
   CHECK(chunks_of(gz, std::size_t{16} << 20, 4) == one_thread);
 }
 
