@@ -14,8 +14,9 @@
 #   ... up to the GPUs found, or GPU_COUNTS="1 2 4"), RUNS runs each (default
 #   3); the median wall time, the speed-up over one GPU and the parallel
 #   efficiency (speed-up / GPUs). Each run's output is compared with the
-#   one-GPU run's. WORKLOADS picks among align alignsfdb kmer embed bwt trim
-#   (default all but alignsfdb). Sizes: ALIGN_COPIES (default 100 copies of
+#   one-GPU run's. WORKLOADS picks among align alignsfdb kmer kmerhisto embed
+#   bwt trim (default all but alignsfdb and kmerhisto; kmerhisto is kmer's
+#   count with --histo alone, no database). Sizes: ALIGN_COPIES (default 100 copies of
 #   mmseqs2-examples' 20,000 proteins, 0.9 G residues) searched by
 #   ALIGN_QUERIES (default 100) of its queries (alignsfdb: the same search
 #   from a database `align-db` built once, its build time in the table's
@@ -196,7 +197,7 @@ make_scaling_inputs() {
         t0=$(now_ms)
         "$sf" align-db -q "$work/DB.fa" -o "$work/DB.sfdb" || return 1
         sfdb_build_s=$(awk -v ms=$(($(now_ms) - t0)) 'BEGIN { printf "%.2f", ms / 1000 }') ;;
-      kmer)
+      kmer | kmerhisto)
         for ((i = 0; i < ${KMER_FILES:-13}; i++)); do
           [ -s "$work/part$i.fq" ] ||
             "$sim" "$bd/ecoli_MG1655.fasta.gz" 5000000 150 0.01 $((7000 + i)) >"$work/part$i.fq" &
@@ -247,6 +248,7 @@ scaling_command() {
     align) echo "$sf align-sw --device $2 -t $threads $work/AQ.fa $work/DB.fa -o out.tsv" ;;
     alignsfdb) echo "$sf align-sw --device $2 -t $threads $work/AQ.fa $work/DB.sfdb -o out.tsv" ;;
     kmer) echo "$sf kmer-count --device $2 -t $threads -k 31 $(ls "$work"/part*.fq | tr '\n' ' ') --histo out.histo -o /dev/null" ;;
+    kmerhisto) echo "$sf kmer-count --device $2 -t $threads -k 31 $(ls "$work"/part*.fq | tr '\n' ' ') --histo out.histo" ;;
     embed) echo "$sf embed --device $2 -t $threads --dtype bf16 --model $work/esm650/model $work/EP.fa -o out.npy" ;;
     bwt) echo "$sf bwt --device $2 -t $threads -p out $work/genome$bwt_mbp.fa" ;;
     trim) echo "$sf fastq-trim --device $2 -w $threads -i $work/t1.fq -I $work/t2.fq -o out1.fq -O out2.fq -j /dev/null -h /dev/null" ;;
@@ -255,7 +257,7 @@ scaling_command() {
 scaling_outputs() {
   case $1 in
     align | alignsfdb) echo out.tsv ;;
-    kmer) echo out.histo ;;
+    kmer | kmerhisto) echo out.histo ;;
     embed) echo out.npy out.ids.txt ;;
     bwt) echo out.bwt out.sa out.pac ;;
     trim) echo out1.fq out2.fq ;;

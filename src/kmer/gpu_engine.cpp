@@ -306,6 +306,8 @@ class GpuCountingEngine final : public CountingEngine {
     std::size_t runs = 0;
     require_gpu_success(gpu::sort_and_count(columns(), held_, params_.k, space_, runs, stream_),
                         "GPU k-mer counting (sort)");
+    trace("gpu engine " + std::to_string(device_index_) + ": a round sorted, " +
+          std::to_string(held_) + " k-mers, " + std::to_string(runs) + " distinct");
     const RunGate::Pass pass =
         params_.run_gate != nullptr
             ? RunGate::Pass(
@@ -322,6 +324,7 @@ class GpuCountingEngine final : public CountingEngine {
                       run.counts.size() * sizeof(std::uint32_t), stream_);
     gpu::fill_device(counter_.data(), 0, counter_.size(), stream_);
     stream_.synchronize();
+    trace("gpu engine " + std::to_string(device_index_) + ": the round's run on the host");
     held_ = 0;
     ++rounds_;
     sink_.take(std::move(run));
