@@ -155,9 +155,11 @@ void parallel_memcpy(void* dst, const void* src, std::size_t bytes, unsigned thr
 constexpr std::size_t kStagingBlock = std::size_t{64} << 20;
 constexpr std::size_t kStagedCopyInBytes = std::size_t{256} << 20;
 
-// Two pinned blocks for the staged copies below.
+// Two pinned blocks for the staged copies below, with the events of the
+// device that was current when they were made.
 struct Staging {
   Staging() : resource(pinned_resource()) {
+    GPU_CHECK(gpuGetDevice(&device));
     for (void*& b : block) b = resource->allocate(kStagingBlock, 4096);
   }
   ~Staging() {
@@ -166,6 +168,7 @@ struct Staging {
   Staging(const Staging&) = delete;
   Staging& operator=(const Staging&) = delete;
   std::pmr::memory_resource* resource;
+  int device = 0;
   void* block[2] = {nullptr, nullptr};
   Event done[2];  // the device's copy of each block
 };
@@ -177,18 +180,26 @@ struct Staging {
 // own while the device works. A copy that fails drops its blocks instead:
 // the device may still be using them. The pool is never destroyed: at exit
 // the runtime may already be gone, and the process's end frees pinned
-// memory anyway. (Its blocks carry events of the device that was current
-// when they were made: one device a process.)
+// memory anyway. Blocks carry events of the device they were made on, so
+// each copy takes blocks of the current device (several GPU workers copy at
+// once, each on its own device).
 class StagingPool {
  public:
-  // Blocks from the pool, waiting for any being pinned in the background.
+  // Blocks of the current device from the pool, waiting for any being
+  // pinned in the background.
   std::unique_ptr<Staging> acquire() {
+    int device = 0;
+    GPU_CHECK(gpuGetDevice(&device));
     {
       std::unique_lock lock(mutex_);
-      pinned_.wait(lock, [&] { return !idle_.empty() || preparing_ == 0; });
-      if (!idle_.empty()) {
-        std::unique_ptr<Staging> staging = std::move(idle_.back());
-        idle_.pop_back();
+      const auto idle_here = [&] {
+        return std::find_if(idle_.begin(), idle_.end(),
+                            [&](const auto& staging) { return staging->device == device; });
+      };
+      pinned_.wait(lock, [&] { return idle_here() != idle_.end() || preparing_ == 0; });
+      if (const auto found = idle_here(); found != idle_.end()) {
+        std::unique_ptr<Staging> staging = std::move(*found);
+        idle_.erase(found);
         return staging;
       }
     }

@@ -340,6 +340,9 @@ EngineParams worker_engine_params(const EngineParams& base, const std::vector<in
   const auto sharing =
       static_cast<std::size_t>(std::count(devices.begin(), devices.end(), params.device_index));
   params.memory_budget = base.memory_budget / sharing;
+  // The host threads an engine uses (the GPU engine's staged copies of its
+  // runs) are shared by the workers, which copy at the same time.
+  params.threads = std::max(1u, base.threads / static_cast<unsigned>(devices.size()));
   params.tunables.gpu_device_share = base.tunables.gpu_device_share / static_cast<double>(sharing);
   if (base.kmer_bound > 0) {
     const std::uint64_t slack = std::min<std::uint64_t>(bound_slack, base.kmer_bound);

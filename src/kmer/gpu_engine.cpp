@@ -318,10 +318,11 @@ class GpuCountingEngine final : public CountingEngine {
     run.k = params_.k;
     run.words.resize(runs * words_for_k(params_.k));
     run.counts.resize(runs);
-    gpu::copy_to_host(run.words.data(), space_.unique_words.data(),
-                      run.words.size() * sizeof(std::uint64_t), stream_);
-    gpu::copy_to_host(run.counts.data(), space_.counts.data(),
-                      run.counts.size() * sizeof(std::uint32_t), stream_);
+    // Into fresh host memory through pinned staging on the host threads.
+    gpu::copy_to_pageable_host(run.words.data(), space_.unique_words.data(),
+                               run.words.size() * sizeof(std::uint64_t), stream_, params_.threads);
+    gpu::copy_to_pageable_host(run.counts.data(), space_.counts.data(),
+                               run.counts.size() * sizeof(std::uint32_t), stream_, params_.threads);
     gpu::fill_device(counter_.data(), 0, counter_.size(), stream_);
     stream_.synchronize();
     trace("gpu engine " + std::to_string(device_index_) + ": the round's run on the host");

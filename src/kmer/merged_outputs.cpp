@@ -1,5 +1,6 @@
 #include "kmer/merged_outputs.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/default_init.hpp"
@@ -44,10 +45,17 @@ std::unique_ptr<PartConsumer::Prepared> MergedOutputs::prepare(unsigned worker,
   const RecordBlock kept = own.filter.apply(part);
   prepared->kept = kept.size;
   if (db_ != nullptr) {
-    prepared->db_records.resize(kept.size * kmer_record_bytes(kept.words_per_kmer()));
-    encode_records(kept, prepared->db_records.data());
-    prepared->db_checksum =
-        kmer_db_checksum(0, prepared->db_records.data(), prepared->db_records.size());
+    // Encoded and checksummed a piece at a time, while the piece is in cache.
+    constexpr std::size_t kPiece = 16384;  // k-mers: 196 KB of records for k <= 32
+    const std::size_t record_bytes = kmer_record_bytes(kept.words_per_kmer());
+    prepared->db_records.resize(kept.size * record_bytes);
+    prepared->db_checksum = 0;
+    for (std::size_t begin = 0; begin < kept.size; begin += kPiece) {
+      const std::size_t n = std::min(kPiece, kept.size - begin);
+      char* out = prepared->db_records.data() + begin * record_bytes;
+      encode_records(RecordBlock{kept.k, kept.kmer(begin), kept.counts + begin, n}, out);
+      prepared->db_checksum = kmer_db_checksum(prepared->db_checksum, out, n * record_bytes);
+    }
   }
   if (dump_ != nullptr) append_dump_lines(kept, prepared->dump_text);
   return prepared;

@@ -387,6 +387,13 @@ MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
     std::copy_n(picked[picked.size() * p / parts].data(), W, splitters.data() + (p - 1) * W);
 
   const std::size_t buffer_records = options.read_buffer_bytes / threads / kmer_record_bytes(W);
+  // Each worker merges into buffers of its own, reused from part to part:
+  // fresh ones would be faulted in, and regrown, for every part.
+  struct Merged {
+    std::vector<std::uint64_t> words;
+    std::vector<std::uint32_t> counts;
+  };
+  std::vector<Merged> merged(threads);
   const auto merge_part = [&](unsigned worker, std::size_t p) {
     std::vector<RunCursor<W>> cursors;
     for (std::size_t r = 0; r < keys.runs(); ++r) {
@@ -395,8 +402,10 @@ MergeTotals merge_parallel(const RunStore& store, const MergeOptions& options,
           p + 1 == parts ? keys.size(r) : keys.lower_bound(r, &splitters[p * W]);
       if (begin < end) cursors.push_back(keys.cursor(r, begin, end, buffer_records));
     }
-    std::vector<std::uint64_t> words;
-    std::vector<std::uint32_t> counts;
+    std::vector<std::uint64_t>& words = merged[worker].words;
+    std::vector<std::uint32_t>& counts = merged[worker].counts;
+    words.clear();
+    counts.clear();
     const std::function<void(const RecordBlock&)> keep = [&](const RecordBlock& block) {
       words.insert(words.end(), block.words, block.words + block.size * W);
       counts.insert(counts.end(), block.counts, block.counts + block.size);

@@ -86,7 +86,7 @@ class CollectingSink final : public kmer::RunSink {
 
 }  // namespace
 
-TEST_CASE("GPU k-mer extraction and counting equal the host count", "[gpu]") {
+TEST_CASE("GPU k-mer extraction and counting equal the host count", "[gpu][kmer]") {
   std::mt19937_64 rng(std::random_device{}());
   for (int k : {1, 2, 15, 31, 32, 33, 45, 63}) {
     for (bool canonical : {true, false}) {
@@ -147,7 +147,7 @@ TEST_CASE("GPU k-mer extraction and counting equal the host count", "[gpu]") {
   }
 }
 
-TEST_CASE("the GPU engine splits work into rounds under a small memory budget", "[gpu]") {
+TEST_CASE("the GPU engine splits work into rounds under a small memory budget", "[gpu][kmer]") {
   std::mt19937_64 rng(std::random_device{}());
   for (int k : {21, 45}) {
     kmer::EngineParams params;
@@ -186,7 +186,7 @@ std::string as_fastq_text(const io::SequenceBatch& batch) {
 
 }  // namespace
 
-TEST_CASE("the GPU engine counts FASTQ text parsed on the device", "[gpu]") {
+TEST_CASE("the GPU engine counts FASTQ text parsed on the device", "[gpu][kmer]") {
   std::mt19937_64 rng(std::random_device{}());
   for (int k : {5, 31, 33}) {
     const io::SequenceBatch batch = random_batch(rng, 5000, 200);
@@ -212,7 +212,7 @@ TEST_CASE("the GPU engine counts FASTQ text parsed on the device", "[gpu]") {
   }
 }
 
-TEST_CASE("FASTQ text in many chunks fills a small room over several rounds", "[gpu]") {
+TEST_CASE("FASTQ text in many chunks fills a small room over several rounds", "[gpu][kmer]") {
   // Chunks take the engine's two device slots in turn; the room (from an 80
   // MB budget) fills inside chunks, so the bounded and the exact paths and
   // several rounds all run.
@@ -251,7 +251,7 @@ TEST_CASE("FASTQ text in many chunks fills a small room over several rounds", "[
   }
 }
 
-TEST_CASE("text with more bases than quality bytes cannot overrun the room", "[gpu]") {
+TEST_CASE("text with more bases than quality bytes cannot overrun the room", "[gpu][kmer]") {
   // Malformed records (1,000 bases, a 1-letter quality line) break the
   // engine's bound of half a chunk's bytes; the room must not be written
   // past, the text is reported malformed, and a count is never short.
@@ -276,7 +276,7 @@ TEST_CASE("text with more bases than quality bytes cannot overrun the room", "[g
   }
 }
 
-TEST_CASE("malformed FASTQ text is reported with its record", "[gpu]") {
+TEST_CASE("malformed FASTQ text is reported with its record", "[gpu][kmer]") {
   const std::string good = "@r\nACGT\n+\nIIII\n";
   struct Case {
     std::string bad;
@@ -301,7 +301,7 @@ TEST_CASE("malformed FASTQ text is reported with its record", "[gpu]") {
   }
 }
 
-TEST_CASE("a one-round GPU count gives its histogram on the device", "[gpu]") {
+TEST_CASE("a one-round GPU count gives its histogram on the device", "[gpu][kmer]") {
   std::mt19937_64 rng(std::random_device{}());
   // Homopolymer-rich reads, so some counts pass the 1024 and 65536 bins.
   io::SequenceBatch batch = random_batch(rng, 4000, 300);
@@ -329,7 +329,7 @@ TEST_CASE("a one-round GPU count gives its histogram on the device", "[gpu]") {
 // allocated; when the allocation fails (another process took the memory),
 // half the room is tried. A device share of 8 sizes the first room at 8x
 // the free memory (capped at 2^32 k-mers, ~160 GB), which no card holds.
-TEST_CASE("a room the device cannot hold is halved until it fits", "[gpu]") {
+TEST_CASE("a room the device cannot hold is halved until it fits", "[gpu][kmer]") {
   std::mt19937_64 rng(std::random_device{}());
   kmer::EngineParams params;
   params.k = 21;

@@ -97,7 +97,7 @@ std::string slurp(const fs::path& path) {
 
 }  // namespace
 
-TEST_CASE("GPU engines on key ranges count each k-mer of their range once", "[gpu]") {
+TEST_CASE("GPU engines on key ranges count each k-mer of their range once", "[gpu][kmer]") {
   std::mt19937_64 rng(std::random_device{}());
   const std::vector<std::string> reads = random_reads(rng, 3000, 250);
   io::SequenceBatch batch;
@@ -138,7 +138,7 @@ TEST_CASE("GPU engines on key ranges count each k-mer of their range once", "[gp
   }
 }
 
-TEST_CASE("kmer-count on GPU workers {0}, {0,0}, {0,0,0} writes the same bytes", "[gpu]") {
+TEST_CASE("kmer-count on GPU workers {0}, {0,0}, {0,0,0} writes the same bytes", "[gpu][kmer]") {
   std::mt19937_64 rng(std::random_device{}());
   const fs::path dir = fs::temp_directory_path() / ("seqfuse-gpu-multi-" + std::to_string(rng()));
   fs::create_directories(dir);

@@ -433,7 +433,7 @@ TEST_CASE("runs with disjoint key spans pass through the merge in key order", "[
   const auto run_of = [](std::vector<std::uint64_t> keys, std::uint32_t count) {
     SortedRun run;
     run.k = 21;
-    run.words = std::move(keys);
+    run.words.assign(keys.begin(), keys.end());
     run.counts.assign(run.words.size(), count);
     return run;
   };
@@ -514,6 +514,7 @@ TEST_CASE("worker engine parameters share a device among its workers", "[kmer][d
   base.memory_budget = 1200;
   base.kmer_bound = 1000 + 100;
   base.tunables.gpu_device_share = 0.8;
+  base.threads = 10;
   const std::vector<int> devices = {0, 1, 0, 2};
   KeyRange range;
   range.from = {7, 0};
@@ -523,6 +524,7 @@ TEST_CASE("worker engine parameters share a device among its workers", "[kmer][d
   CHECK(a.memory_budget == 600);
   CHECK(a.tunables.gpu_device_share == Approx(0.4));
   CHECK(a.kmer_bound == 250 + 125 + 100);  // its quarter, half as much again, the slack
+  CHECK(a.threads == 2);                   // the host threads shared by the four workers
   const EngineParams b = worker_engine_params(base, devices, 1, range, 100);
   CHECK(b.device_index == 1);
   CHECK(b.memory_budget == 1200);
@@ -530,6 +532,8 @@ TEST_CASE("worker engine parameters share a device among its workers", "[kmer][d
   // Two workers: 1.5 halves would pass the whole bound, which caps it.
   CHECK(worker_engine_params(base, {0, 1}, 0, range, 100).kmer_bound == 500 + 250 + 100);
   CHECK(worker_engine_params(base, {0}, 0, range, 100).kmer_bound == 1100);
+  base.threads = 3;  // fewer threads than workers: one each
+  CHECK(worker_engine_params(base, devices, 0, range, 100).threads == 1);
   base.kmer_bound = 0;  // unknown stays unknown
   CHECK(worker_engine_params(base, devices, 3, range, 100).kmer_bound == 0);
   CHECK(add_frequencies({{{1, 5}, {3, 2}}, {}, {{2, 1}, {3, 4}}}) ==
