@@ -15,6 +15,7 @@
 #include "core/huge_pages.hpp"
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
+#include "core/regular_file.hpp"
 #include "core/report.hpp"
 #include "io/batch_reader.hpp"
 
@@ -98,20 +99,13 @@ TargetPart read_targets(const AlignOptions& config, unsigned threads) {
   return {std::move(kept), range.begin};
 }
 
-// Size of a regular file, or 0 (a pipe, stdin, an error: reported later).
-std::uintmax_t file_bytes(const std::string& path) {
-  std::error_code error;
-  if (path == "-" || !std::filesystem::is_regular_file(path, error)) return 0;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  return error ? 0 : size;
-}
-
 // Threads for reading QUERY when TARGET is read beside it on the rest: in
 // proportion to the files' sizes (a search's few queries against a 2.5 GB
 // database left half the threads idle), at least one each.
 unsigned query_read_threads(const AlignOptions& config, unsigned threads) {
   if (threads < 2) return 1;
-  const std::uintmax_t query = file_bytes(config.query), target = file_bytes(config.target);
+  const std::uint64_t query = regular_file_size(config.query),
+                      target = regular_file_size(config.target);
   if (query == 0 || target == 0) return threads / 2;
   const double share = static_cast<double>(query) / static_cast<double>(query + target);
   return std::clamp(static_cast<unsigned>(share * threads + 0.5), 1u, threads - 1);

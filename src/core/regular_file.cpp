@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "core/error.hpp"
@@ -33,6 +34,13 @@ std::string quoted(std::string_view what, const std::string& path) {
 }
 
 }  // namespace
+
+std::uint64_t regular_file_size(const std::string& path) noexcept {
+  std::error_code error;
+  if (path.empty() || path == "-" || !std::filesystem::is_regular_file(path, error)) return 0;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<std::uint64_t>(bytes);
+}
 
 int open_regular_file(const std::string& path, std::string_view what) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.

@@ -6,11 +6,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
 namespace seqfuse {
+
+// The size of `path` when it is a regular file (links followed); 0 for "",
+// "-", a missing path, a FIFO or anything else. For sizing work (threads,
+// memory), never for errors.
+[[nodiscard]] std::uint64_t regular_file_size(const std::string& path) noexcept;
 
 // Opens `path` read-only (close-on-exec) and returns the descriptor, or
 // throws seqfuse::Error: "cannot open <what> 'PATH': <reason>" or "<what>

@@ -20,6 +20,7 @@
 #include "core/output_file.hpp"
 #include "core/output_stream.hpp"
 #include "core/parallel.hpp"
+#include "core/regular_file.hpp"
 #include "gpu/runtime.hpp"
 #include "preprocess/adapter_fasta.hpp"
 #include "preprocess/device_engines.hpp"
@@ -46,14 +47,6 @@ constexpr std::size_t kChunksPerThread = 4;
 // the 2,500 or so reads from which 256 huge pages zeroed whole cost less
 // than a 4 KiB page faulted in for each read. Stdin and pipes keep 4 KiB pages.
 constexpr std::uint64_t kManyReadsInputBytes = std::uint64_t{16} << 20;
-
-// A regular file's size; 0 for anything else (stdin, a pipe, no path).
-std::uint64_t regular_file_bytes(const std::string& path) {
-  std::error_code error;
-  if (path.empty() || !std::filesystem::is_regular_file(path, error)) return 0;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  return error ? 0 : static_cast<std::uint64_t>(bytes);
-}
 
 enum Stream { kOut1, kOut2, kUnpaired1, kUnpaired2, kFailed, kOverlapped, kStreams };
 
@@ -279,7 +272,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
                                                        : 1;
     // SEQFUSE_TRIM_DUP_SMALL_PAGES keeps 4 KiB pages (a measuring knob).
     const bool many_reads =
-        regular_file_bytes(options.in1) + regular_file_bytes(options.in2) >= kManyReadsInputBytes &&
+        regular_file_size(options.in1) + regular_file_size(options.in2) >= kManyReadsInputBytes &&
         std::getenv("SEQFUSE_TRIM_DUP_SMALL_PAGES") == nullptr;
     duplication = std::make_unique<Duplication>(accuracy, many_reads);
   }

@@ -2,9 +2,11 @@
 // error line naming the file, exit status 1, no temporary output left.
 // Truncating a file while a real run reads it is a race, so each case runs
 // in a forked child that maps a file, truncates it, then touches the gone
-// page: deterministic, and the fatal signal stays in the child.
+// page: deterministic, and the fatal signal stays in the child. Also
+// core/regular_file.hpp's regular_file_size.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 
 #include "core/mapped_input.hpp"
 #include "core/output_file.hpp"
+#include "core/regular_file.hpp"
 #include "test_temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -87,4 +90,20 @@ TEST_CASE("a SIGBUS outside guarded mappings keeps its former handling", "[core]
   CHECK((WIFSIGNALED(status) ||
          (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) < 90)));
   CHECK(slurp(log).find("shrank") == std::string::npos);
+}
+
+TEST_CASE("regular_file_size sizes regular files and nothing else", "[core]") {
+  const TempDir scratch;
+  const fs::path file = scratch.path() / "x.fa";
+  std::ofstream(file) << std::string(1234, 'A');
+  CHECK(seqfuse::regular_file_size(file.string()) == 1234);
+  fs::create_symlink(file, scratch.path() / "link.fa");  // links followed
+  CHECK(seqfuse::regular_file_size((scratch.path() / "link.fa").string()) == 1234);
+  const fs::path fifo = scratch.path() / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(seqfuse::regular_file_size(fifo.string()) == 0);  // not opened: no wait
+  CHECK(seqfuse::regular_file_size(scratch.path().string()) == 0);
+  CHECK(seqfuse::regular_file_size((scratch.path() / "missing").string()) == 0);
+  CHECK(seqfuse::regular_file_size("-") == 0);
+  CHECK(seqfuse::regular_file_size("") == 0);
 }
