@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/report.hpp"
+
 namespace seqfuse::io {
 
 char first_symbol(const std::string& path) {
@@ -54,6 +56,13 @@ std::size_t FastqChunkReader::read_input(char* dst, std::size_t capacity) {
 }
 
 bool FastqChunkReader::next(TextBuffer& chunk) {
+  const Stopwatch clock;
+  const bool filled = fill(chunk);
+  reading_seconds_ += clock.seconds();
+  return filled;
+}
+
+bool FastqChunkReader::fill(TextBuffer& chunk) {
   if (at_end_ && carry_.empty()) return false;
   std::size_t want = std::max(chunk_bytes_, carry_.size() + (chunk_bytes_ >> 2));
   for (;;) {

@@ -43,8 +43,11 @@ class FastqChunkReader {
   bool next(TextBuffer& chunk);
 
   [[nodiscard]] const std::string& display_name() const noexcept { return input_.display_name(); }
+  // Seconds spent in next() so far (SEQFUSE_TRACE: is the reader the bottleneck?).
+  [[nodiscard]] double reading_seconds() const noexcept { return reading_seconds_; }
 
  private:
+  [[nodiscard]] bool fill(TextBuffer& chunk);
   [[nodiscard]] std::size_t read_input(char* dst, std::size_t capacity);
 
   CompressedInput input_;
@@ -52,6 +55,7 @@ class FastqChunkReader {
   std::size_t chunk_bytes_;
   std::string carry_;  // bytes after the last whole record of the previous read
   bool at_end_ = false;
+  double reading_seconds_ = 0;
 };
 
 }  // namespace seqfuse::io

@@ -2,19 +2,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "core/error.hpp"
 
 namespace seqfuse::kmer {
 namespace {
 
-// Waits on `changed` until `done`, adding the seconds blocked to `waited`
-// (nothing when `done` already holds: the common case costs no clock read).
+// Waits on `changed` until `done` or a stop request, adding the seconds
+// blocked to `waited` (nothing when `done` already holds: the common case
+// costs no clock read).
 template <typename Lock, typename Done>
-void timed_wait(std::condition_variable_any& changed, Lock& lock, Done done, double& waited) {
+void timed_wait(std::condition_variable_any& changed, Lock& lock, Done done, double& waited,
+                std::stop_token stop = {}) {
   if (done()) return;
   const auto start = std::chrono::steady_clock::now();
-  changed.wait(lock, done);
+  (void)changed.wait(lock, stop, done);
   waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -62,13 +65,9 @@ void BroadcastRing::close() {
 
 bool BroadcastRing::wait_for_piece(std::size_t consumer, std::size_t index, std::stop_token stop) {
   std::unique_lock lock(mutex_);
-  const auto ready = [&] { return stopped_ || closed_ || index < published_; };
-  if (!ready()) {
-    const auto start = std::chrono::steady_clock::now();
-    (void)changed_.wait(lock, stop, ready);
-    consumer_wait_.at(consumer) +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
+  timed_wait(
+      changed_, lock, [&] { return stopped_ || closed_ || index < published_; },
+      consumer_wait_.at(consumer), std::move(stop));
   return !stopped_ && index < published_;
 }
 

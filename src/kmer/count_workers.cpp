@@ -246,12 +246,10 @@ class WorkerRun {
     }
     for (;;) {
       io::TextBuffer& slot = free_slot();
-      const Stopwatch reading;
-      const bool more = text.reader->next(slot);
-      reading_seconds_ += reading.seconds();
-      if (!more) break;
+      if (!text.reader->next(slot)) break;
       publish(slot);
     }
+    reading_seconds_ += text.reader->reading_seconds();
     // Every worker's engine parsed the whole file: they all know its records
     // and the first malformed one. Waiting for them here, as one engine's
     // count waits for its text_totals(), reports a bad file before the next
@@ -323,7 +321,7 @@ class WorkerRun {
   std::promise<std::vector<KeyRange>> ranges_promise_;
   std::shared_future<std::vector<KeyRange>> ranges_;
   bool ranges_set_ = false;     // reading thread only
-  double reading_seconds_ = 0;  // in the text reader's next() (SEQFUSE_TRACE)
+  double reading_seconds_ = 0;  // the text readers' reading_seconds() (SEQFUSE_TRACE)
   RunGate run_gate_;            // EngineParams::run_gate
   std::vector<WorkerState> states_;
   std::unique_ptr<io::BatchReader> batch_reader_;  // of the input being parsed here
