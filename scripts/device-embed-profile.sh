@@ -6,8 +6,9 @@
 # --clock-control none (the clocks stay as they are; METHOD.md). Writes
 # $OUT/embed-profile.md. Standalone, or as device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-embed-profile.sh bash scripts/device-run.sh --no-cpu-tests
-# Environment: EMBED_PROFILE_SHAPE (t6, t12 or t30; default t6),
-# EMBED_PROFILE_COUNT (default 400), EMBED_PROFILE_ARGS (more embed options,
+# Environment: EMBED_PROFILE_SHAPE (t6, t12, t30 or t33; default t6),
+# EMBED_PROFILE_COUNT (default 400), EMBED_PROFILE_PROTEINS (random, or
+# mmseqs: the bundle's real proteins, --data), EMBED_PROFILE_ARGS (more embed options,
 # default "--toks-per-batch 65536"), EMBED_PROFILE_DTYPES (default "bf16 fp32").
 set -euo pipefail
 
@@ -29,13 +30,21 @@ count=${EMBED_PROFILE_COUNT:-400}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 scripts/make-random-esm.py "$work" "$shape" "$count" >/dev/null
+proteins_note="$count proteins of 50 to 500 residues"
+if [ "${EMBED_PROFILE_PROTEINS:-random}" = mmseqs ]; then
+  # The benchmark's real lengths: the first $count mmseqs2-examples proteins.
+  [ -f bundle/data/mmseqs_DB.fasta.gz ] || die "EMBED_PROFILE_PROTEINS=mmseqs needs the bundle made with --data"
+  { gzip -dc bundle/data/mmseqs_DB.fasta.gz || true; } |
+    awk -v n="$count" '/^>/ { if (++k > n) exit } { print }' >"$work/proteins.fa"
+  proteins_note="the first $count mmseqs2-examples proteins"
+fi
 page=$OUT/embed-profile.md
 {
   echo "# seqfuse embed: GPU time per kernel ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo
   echo "- machine: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -n1)"
   echo "- seqfuse: $(bundle/bin/seqfuse --version 2>&1 | head -n1)"
-  echo "- model: random $shape (scripts/make-random-esm.py), $count proteins of 50 to 500 residues"
+  echo "- model: random $shape (scripts/make-random-esm.py), $proteins_note"
   echo "- command: ncu --clock-control none --metrics gpu__time_duration.sum seqfuse embed ... ${EMBED_PROFILE_ARGS:---toks-per-batch 65536}"
 } >"$page"
 for dtype in ${EMBED_PROFILE_DTYPES:-bf16 fp32}; do

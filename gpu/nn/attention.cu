@@ -1,8 +1,9 @@
 #include <cmath>
+#include <cstring>
 
-#include "gpu/vendor.cuh"
 #include "gpu/nn/attention.hpp"
 #include "gpu/nn/launch.cuh"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
@@ -11,7 +12,11 @@ namespace {
 // in registers; its softmax is its own (no cross-thread reduction), and the
 // block shares each key/value tile through shared memory, read as
 // broadcasts (every thread reads the same key at the same time).
-constexpr int kQueryTile = static_cast<int>(kAttentionQueryTile);
+// Blocks take half a tile each: 64 threads, one query row each, as when
+// the tiles were 64 rows.
+constexpr int kQueryTile = 64;
+constexpr int kHalves = static_cast<int>(kAttentionQueryTile) / kQueryTile;
+static_assert(kHalves * kQueryTile == static_cast<int>(kAttentionQueryTile));
 // Keys per shared tile: 64, or 32 for head size 128 (two fp32 tiles of 64 x
 // 128 would pass the 48 KiB of static shared memory).
 template <int D>
@@ -30,9 +35,11 @@ static __global__ void __launch_bounds__(kQueryTile)
   constexpr int kKeys = kKeyTile<D>;
   __shared__ float key_tile[kKeys * D];
   __shared__ float value_tile[kKeys * D];
-  const AttentionTile tile = tiles[blockIdx.x];
+  const AttentionTile tile = tiles[blockIdx.x / kHalves];
+  const int first_row = tile.first_query + static_cast<int>(blockIdx.x % kHalves) * kQueryTile;
+  if (first_row >= tile.length) return;  // the whole block: a tile's empty second half
   const int head = static_cast<int>(blockIdx.y);
-  const int row = tile.first_query + static_cast<int>(threadIdx.x);
+  const int row = first_row + static_cast<int>(threadIdx.x);
   const bool active = row < tile.length;
   const std::size_t head_base = static_cast<std::size_t>(head) * tokens * D;
   const std::size_t sequence_base = head_base + static_cast<std::size_t>(tile.begin) * D;
@@ -107,7 +114,8 @@ static __global__ void __launch_bounds__(kQueryTile)
 
 template <int D, class In, class Out>
 void launch_varlen_attention(const VarlenAttention& job, gpuStream_t stream) {
-  const dim3 grid(static_cast<unsigned>(job.tile_count), static_cast<unsigned>(job.heads));
+  const dim3 grid(static_cast<unsigned>(job.tile_count * kHalves),
+                  static_cast<unsigned>(job.heads));
   const auto* query = static_cast<const In*>(job.query);
   const auto* key = static_cast<const In*>(job.key);
   const auto* value = static_cast<const In*>(job.value);
@@ -170,6 +178,29 @@ const char* to_string(AttentionKernel kernel) noexcept {
   return kernel == AttentionKernel::tensor_cores ? "tensor cores (mma.sync)" : "CUDA cores";
 }
 
+const char* to_string(MmaLayout layout) noexcept {
+  switch (layout) {
+    case MmaLayout::warps4_rows16:
+      return "4x16";
+    case MmaLayout::warps8_rows16:
+      return "8x16";
+    case MmaLayout::warps4_rows32:
+      return "4x32";
+    default:
+      return "automatic";
+  }
+}
+
+bool parse_mma_layout(const char* text, MmaLayout& layout) noexcept {
+  for (const MmaLayout l :
+       {MmaLayout::warps4_rows16, MmaLayout::warps8_rows16, MmaLayout::warps4_rows32})
+    if (text && std::strcmp(text, to_string(l)) == 0) {
+      layout = l;
+      return true;
+    }
+  return false;
+}
+
 bool attention_head_dim_supported(std::size_t head_dim) noexcept {
   return head_dim == 16 || head_dim == 24 || head_dim == 32 || head_dim == 64 || head_dim == 128;
 }
@@ -184,7 +215,7 @@ void append_attention_tiles(std::size_t begin, std::size_t length,
 Status varlen_attention(const VarlenAttention& job, Stream& stream) {
   if (job.tile_count == 0) return Status::kSuccess;
   if (!attention_head_dim_supported(job.head_dim)) return Status::kInvalidArgument;
-  if (job.heads == 0 || job.heads > 65535 || job.tile_count > 0x7fffffffu ||
+  if (job.heads == 0 || job.heads > 65535 || job.tile_count > 0x3fffffffu ||
       job.tokens > 0x7fffffffu || job.bias_tokens > 0x3fffffffu)
     return Status::kInvalidSize;
   if (job.position_bias && job.bias_tokens == 0) return Status::kInvalidArgument;

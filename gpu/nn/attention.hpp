@@ -19,8 +19,12 @@
 
 namespace seqfuse::gpu::nn {
 
-// Query rows per tile: one thread block works on one tile of one head.
-inline constexpr std::size_t kAttentionQueryTile = 64;
+// Query rows per tile. A thread block of the tensor-core kernel takes one
+// tile of one head (or half of one: MmaLayout); the CUDA-core kernel's
+// blocks take half a tile each. 128 rows share each key and value tile
+// loaded from L2: with 64, the kernel was bound by L2 throughput (ncu, ESM-2
+// 650M shape on an H100: L2 72 % busy, issue slots 50 %; run 34).
+inline constexpr std::size_t kAttentionQueryTile = 128;
 
 // A tile of query rows of one sequence: rows [first_query, first_query +
 // kAttentionQueryTile) of the sequence at tokens [begin, begin + length).
@@ -37,6 +41,20 @@ struct AttentionTile {
 // Appends the tiles of a sequence at tokens [begin, begin + length).
 void append_attention_tiles(std::size_t begin, std::size_t length,
                             std::vector<AttentionTile>& tiles);
+
+// The tensor-core kernel's block: warps x query rows per warp. 8 x 16 and
+// 4 x 32 take a whole 128-row tile (4 x 32: each fragment read from shared
+// memory feeds two products; head sizes up to 64, past which its
+// accumulators do not fit the registers and 8 x 16 runs); 4 x 16 takes
+// half a tile, as the kernel did before the tiles grew to 128 rows.
+// automatic: 4 x 32 at head size 64, 4 x 16 otherwise, the fastest measured
+// (H100, run 34: head 64 196 against 193 TFLOP/s alone and 2.574 against
+// 2.604 s for ESM-2 650M's forward pass; heads 16 and 128 ran 3-7 % slower
+// in the 128-row layouts).
+enum class MmaLayout { automatic, warps4_rows16, warps8_rows16, warps4_rows32 };
+[[nodiscard]] const char* to_string(MmaLayout layout) noexcept;
+// "4x16", "8x16" or "4x32"; false for anything else.
+[[nodiscard]] bool parse_mma_layout(const char* text, MmaLayout& layout) noexcept;
 
 struct VarlenAttention {
   // [heads][tokens][head_dim] each, as `in_type` (rotary.hpp's output); the
@@ -63,6 +81,8 @@ struct VarlenAttention {
   // false: the CUDA-core kernel even where tensor cores could run (tests and
   // timings compare the two).
   bool allow_tensor_cores = true;
+  // The tensor-core kernel's block shape (tests and timings compare them).
+  MmaLayout mma_layout = MmaLayout::automatic;
 };
 
 enum class AttentionKernel { cuda_cores, tensor_cores };

@@ -1,10 +1,19 @@
 // Variable-length self-attention on tensor cores (NVIDIA sm_80+, 16-bit
-// inputs), FlashAttention-2 style: a block of four warps takes one tile of 64
-// query rows of one head, each warp 16 rows; key and value tiles of 64 pass
-// through shared memory; S = Q K^T and O += P V are mma.sync m16n8k16
+// inputs), FlashAttention-2 style: a block takes one tile of 64 query rows
+// of one head (attention.hpp's MmaLayout: 8 warps of 16 rows, 4 of 32, or
+// 4 of 16 taking half a tile; with 32 rows, kMTiles = 2 m16 row tiles, each
+// key or value fragment read from shared memory feeds two products); the
+// more rows a block has, the less L2 traffic its key and value tiles cost
+// per product. Key and value tiles of 64
+// pass through shared memory; S = Q K^T and O += P V are mma.sync m16n8k16
 // products with fp32 accumulators, and the online softmax runs on S in
 // registers. P is rounded to the input type to feed P V (as every 16-bit
 // FlashAttention does); the row sums use the unrounded fp32 P.
+//
+// Loads overlap the products (cp.async): the next key tile is fetched while
+// the softmax and P V of this one run, the next value tile while the next
+// S is computed. One buffer each for keys and values, as FlashAttention-2
+// does; the block synchronizes four times per key tile.
 //
 // Head sizes 16 to 128 (ProtT5-XL's 128: two 64-key tiles of 136-element
 // rows, 34 KiB of shared memory). T5's relative position bias is added to S
@@ -16,25 +25,22 @@
 // softmax's exponent per pair.
 #include <cmath>
 
-#include "gpu/vendor.cuh"
 #include "gpu/nn/attention.hpp"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/mma.cuh"
+#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
 
-constexpr int kWarps = 4;
-constexpr int kRowsPerWarp = 16;
+constexpr int kRowsPerTile = static_cast<int>(kAttentionQueryTile);
 constexpr int kMmaLanes = 32;  // mma.sync is defined over 32 lanes (NVIDIA only)
-constexpr int kThreads = kWarps * kMmaLanes;
 constexpr int kKeyTile = 64;
 constexpr float kLog2e = 1.4426950408889634f;
-static_assert(kWarps * kRowsPerWarp == static_cast<int>(kAttentionQueryTile));
 
 // Keys and values sit row-major in shared memory ([key][channel]), rows
 // padded by 8 elements so that the 8 rows an ldmatrix tile reads fall on
-// different banks, and 16-byte aligned for vector stores.
+// different banks, and 16-byte aligned for cp.async.
 template <int D>
 struct MmaTile {
   static_assert(D % 8 == 0, "rows move as 16-byte vectors");
@@ -47,15 +53,39 @@ __device__ __forceinline__ std::uint32_t load_pair(const std::uint16_t* p) {
   return *reinterpret_cast<const std::uint32_t*>(p);
 }
 
+// Queues the copy of keys (or values) k0 .. k0 + 63 of a sequence into a
+// shared tile as one cp.async group; rows past the sequence (`keys` on) are
+// zeros (a NaN there would survive P = 0 in P V). `rows` points at the
+// sequence's first row of this head.
+#ifdef SEQFUSE_HAVE_MMA
+template <int D, int kThreads>
+__device__ __forceinline__ void queue_tile(std::uint16_t* shared, const std::uint16_t* rows, int k0,
+                                           int keys) {
+  using Tile = MmaTile<D>;
+  for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * Tile::kRowVectors; i += kThreads) {
+    const int j = i / Tile::kRowVectors, c = 8 * (i % Tile::kRowVectors);
+    const bool valid = j < keys;
+    // An invalid row reads nothing; its address stays inside the sequence.
+    copy_async16(shared + j * Tile::kStride + c,
+                 rows + static_cast<std::size_t>(k0 + (valid ? j : 0)) * D + c, valid);
+  }
+  commit_async_group();
+}
+#endif
+
 // kBias (T5): each score gets its relative position's bias (attention.hpp),
 // added to S in registers; without it the kernel ESM-2 and BERT always ran.
-template <int D, class T, bool kBias>
-static __global__ void __launch_bounds__(kThreads)
+template <int D, class T, bool kBias, int kWarps, int kMTiles>
+static __global__ void __launch_bounds__(kWarps* kMmaLanes)
     mma_attention_kernel(const T* query, const T* key, const T* value, const AttentionTile* tiles,
                          std::size_t tokens, int heads, const float* position_bias, int bias_tokens,
                          T* out) {
 #ifdef SEQFUSE_HAVE_MMA
   using Tile = MmaTile<D>;
+  constexpr int kThreads = kWarps * kMmaLanes;
+  constexpr int kBlockRows = kWarps * 16 * kMTiles;
+  constexpr int kSplit = kRowsPerTile / kBlockRows;  // blocks per tile: 1 or 2
+  static_assert(kSplit * kBlockRows == kRowsPerTile, "blocks take a tile or half of one");
   constexpr int kDepth = Tile::kDepth;
   constexpr int kStride = Tile::kStride;
   constexpr int kKeyBlocks = kKeyTile / 8;  // n-tiles of S
@@ -63,44 +93,65 @@ static __global__ void __launch_bounds__(kThreads)
   __shared__ __align__(16) std::uint16_t key_tile[kKeyTile * kStride];
   __shared__ __align__(16) std::uint16_t value_tile[kKeyTile * kStride];
 
-  const AttentionTile tile = tiles[blockIdx.x];
+  const AttentionTile tile = tiles[blockIdx.x / kSplit];
+  const int block_row = tile.first_query + static_cast<int>(blockIdx.x % kSplit) * kBlockRows;
+  if (block_row >= tile.length) return;  // the whole block: a tile's empty second half
   const int head = static_cast<int>(blockIdx.y);
   const int warp = static_cast<int>(threadIdx.x) / kMmaLanes;
   const int lane = static_cast<int>(threadIdx.x) % kMmaLanes;
   const int group = lane / 4, pair = lane % 4;
-  const int first_row = tile.first_query + warp * kRowsPerWarp;
+  const int first_row = block_row + warp * 16 * kMTiles;
   const bool warp_active = first_row < tile.length;
-  const int row_a = first_row + group, row_b = row_a + 8;  // this lane's two rows
+  // This lane's two rows of each row tile.
+  int row_a[kMTiles], row_b[kMTiles];
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) {
+    row_a[m] = first_row + 16 * m + group;
+    row_b[m] = row_a[m] + 8;
+  }
   const std::size_t sequence_base =
       (static_cast<std::size_t>(head) * tokens + static_cast<std::size_t>(tile.begin)) * D;
   const auto* q16 = reinterpret_cast<const std::uint16_t*>(query) + sequence_base;
   const auto* k16 = reinterpret_cast<const std::uint16_t*>(key) + sequence_base;
   const auto* v16 = reinterpret_cast<const std::uint16_t*>(value) + sequence_base;
 
-  // Q as A fragments, once: rows past the sequence and channels past D are 0.
-  std::uint32_t q_frag[kDepth / 16][4];
-#pragma unroll
-  for (int kk = 0; kk < kDepth / 16; ++kk) {
-    const int c0 = kk * 16 + 2 * pair, c1 = c0 + 8;
-    const bool a_in = row_a < tile.length, b_in = row_b < tile.length;
-    q_frag[kk][0] = a_in && c0 < D ? load_pair(q16 + row_a * D + c0) : 0u;
-    q_frag[kk][1] = b_in && c0 < D ? load_pair(q16 + row_b * D + c0) : 0u;
-    q_frag[kk][2] = a_in && c1 < D ? load_pair(q16 + row_a * D + c1) : 0u;
-    q_frag[kk][3] = b_in && c1 < D ? load_pair(q16 + row_b * D + c1) : 0u;
-  }
-
-  float o[kOutBlocks][4];
-#pragma unroll
-  for (int n = 0; n < kOutBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
-  // Running maxima (log2 domain) and this lane's share of the row sums.
-  float max_a = -INFINITY, max_b = -INFINITY, sum_a = 0.0f, sum_b = 0.0f;
-
   // Key channels D .. kDepth (D = 24) take part in Q K^T as zeros; no tile
-  // load writes them.
+  // load writes them. (Made visible by the loop's first barrier.)
   if constexpr (kDepth > D) {
     for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (kDepth - D); i += kThreads)
       key_tile[(i / (kDepth - D)) * kStride + D + i % (kDepth - D)] = 0;
   }
+  // The first tile's keys and values are on their way while Q is read.
+  queue_tile<D, kThreads>(key_tile, k16, 0, min(kKeyTile, tile.length));
+  queue_tile<D, kThreads>(value_tile, v16, 0, min(kKeyTile, tile.length));
+
+  // Q as A fragments, once: rows past the sequence and channels past D are 0.
+  std::uint32_t q_frag[kMTiles][kDepth / 16][4];
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m)
+#pragma unroll
+    for (int kk = 0; kk < kDepth / 16; ++kk) {
+      const int c0 = kk * 16 + 2 * pair, c1 = c0 + 8;
+      const bool a_in = row_a[m] < tile.length, b_in = row_b[m] < tile.length;
+      q_frag[m][kk][0] = a_in && c0 < D ? load_pair(q16 + row_a[m] * D + c0) : 0u;
+      q_frag[m][kk][1] = b_in && c0 < D ? load_pair(q16 + row_b[m] * D + c0) : 0u;
+      q_frag[m][kk][2] = a_in && c1 < D ? load_pair(q16 + row_a[m] * D + c1) : 0u;
+      q_frag[m][kk][3] = b_in && c1 < D ? load_pair(q16 + row_b[m] * D + c1) : 0u;
+    }
+
+  float o[kMTiles][kOutBlocks][4];
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m)
+#pragma unroll
+    for (int n = 0; n < kOutBlocks; ++n) o[m][n][0] = o[m][n][1] = o[m][n][2] = o[m][n][3] = 0.0f;
+  // Running maxima (log2 domain) and this lane's share of the row sums.
+  float max_a[kMTiles], max_b[kMTiles], sum_a[kMTiles], sum_b[kMTiles];
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) {
+    max_a[m] = max_b[m] = -INFINITY;
+    sum_a[m] = sum_b[m] = 0.0f;
+  }
+
   // The head's biases by offset, centred: entry o is offset (key - query) o.
   [[maybe_unused]] const float* bias_center = nullptr;
   if constexpr (kBias)
@@ -111,143 +162,175 @@ static __global__ void __launch_bounds__(kThreads)
 
   for (int k0 = 0; k0 < tile.length; k0 += kKeyTile) {
     const int keys = min(kKeyTile, tile.length - k0);
-    __syncthreads();  // every warp is done with the previous tile
-    // 16-byte vectors; keys past the sequence are zeros (a NaN there would
-    // survive P = 0 in P V).
-    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * Tile::kRowVectors; i += kThreads) {
-      const int j = i / Tile::kRowVectors, c = 8 * (i % Tile::kRowVectors);
-      uint4 key_vector{0, 0, 0, 0}, value_vector{0, 0, 0, 0};
-      if (j < keys) {
-        const std::size_t at = static_cast<std::size_t>(k0 + j) * D + c;
-        key_vector = *reinterpret_cast<const uint4*>(k16 + at);
-        value_vector = *reinterpret_cast<const uint4*>(v16 + at);
-      }
-      *reinterpret_cast<uint4*>(&key_tile[j * kStride + c]) = key_vector;
-      *reinterpret_cast<uint4*>(&value_tile[j * kStride + c]) = value_vector;
-    }
-    __syncthreads();
-    if (!warp_active) continue;
+    const int next_keys = min(kKeyTile, tile.length - k0 - kKeyTile);  // <= 0: no next tile
+    // In flight: this tile's keys, then its values.
+    wait_async_groups<1>();
+    __syncthreads();  // this tile's keys are in for every thread
 
     // S = Q K^T for 64 keys, two n-tiles of 8 keys per ldmatrix.x4: tiles
     // (keys +0..7, channels +0..7), (+0..7, +8..15), (+8..15, +0..7), (+8..15, +8..15).
-    float s[kKeyBlocks][4];
+    float s[kMTiles][kKeyBlocks][4];
 #pragma unroll
-    for (int n = 0; n < kKeyBlocks; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+    for (int m = 0; m < kMTiles; ++m)
 #pragma unroll
-    for (int n = 0; n < kKeyBlocks; n += 2)
+      for (int n = 0; n < kKeyBlocks; ++n) s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.0f;
+    if (warp_active) {
 #pragma unroll
-      for (int kk = 0; kk < kDepth / 16; ++kk) {
-        std::uint32_t b[4];
-        load_tiles_x4(b, key_tile + (n * 8 + (tile_index / 2) * 8 + tile_row) * kStride + kk * 16 +
-                             (tile_index % 2) * 8);
-        const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
-        mma_16x8x16<T>(s[n], q_frag[kk], b_lo);
-        mma_16x8x16<T>(s[n + 1], q_frag[kk], b_hi);
-      }
-    // T5: the relative position bias of the lane's scores whose key and row
-    // are in the sequence (other offsets may be outside the table; keys past
-    // the sequence drop out below, rows past it are never stored).
-    if constexpr (kBias) {
-      const bool a_in = row_a < tile.length, b_in = row_b < tile.length;
+      for (int n = 0; n < kKeyBlocks; n += 2)
 #pragma unroll
-      for (int n = 0; n < kKeyBlocks; ++n)
+        for (int kk = 0; kk < kDepth / 16; ++kk) {
+          std::uint32_t b[4];
+          load_tiles_x4(b, key_tile + (n * 8 + (tile_index / 2) * 8 + tile_row) * kStride +
+                               kk * 16 + (tile_index % 2) * 8);
+          const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
 #pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const int key_index = k0 + n * 8 + 2 * pair + c;
-          if (key_index >= tile.length) continue;
-          if (a_in) s[n][c] += bias_center[key_index - row_a];
-          if (b_in) s[n][2 + c] += bias_center[key_index - row_b];
+          for (int m = 0; m < kMTiles; ++m) {
+            mma_16x8x16<T>(s[m][n], q_frag[m][kk], b_lo);
+            mma_16x8x16<T>(s[m][n + 1], q_frag[m][kk], b_hi);
+          }
         }
     }
-    // Keys past the sequence drop out (only the last tile has any).
-    if (keys < kKeyTile) {
-#pragma unroll
-      for (int n = 0; n < kKeyBlocks; ++n)
-#pragma unroll
-        for (int c = 0; c < 2; ++c)
-          if (n * 8 + 2 * pair + c >= keys) s[n][c] = s[n][2 + c] = -INFINITY;
-    }
-    float tile_max_a = -INFINITY, tile_max_b = -INFINITY;
-#pragma unroll
-    for (int n = 0; n < kKeyBlocks; ++n) {
-      tile_max_a = fmaxf(tile_max_a, fmaxf(s[n][0], s[n][1]));
-      tile_max_b = fmaxf(tile_max_b, fmaxf(s[n][2], s[n][3]));
-    }
-    // The four lanes of a group share its two rows.
-    tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 1));
-    tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 2));
-    tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 1));
-    tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 2));
-    // Finite: key k0 < keys is in every tile. e^(s - max) = 2^(s log2e - max
-    // log2e): one fused multiply-add per score before the exponent.
-    const float new_a = fmaxf(max_a, tile_max_a), new_b = fmaxf(max_b, tile_max_b);
-    const float correction_a = fast_exp2((max_a - new_a) * kLog2e);  // 0 on the first tile
-    const float correction_b = fast_exp2((max_b - new_b) * kLog2e);
-    const float offset_a = -new_a * kLog2e, offset_b = -new_b * kLog2e;
-    max_a = new_a;
-    max_b = new_b;
-    sum_a *= correction_a;
-    sum_b *= correction_b;
-#pragma unroll
-    for (int n = 0; n < kOutBlocks; ++n) {
-      o[n][0] *= correction_a;
-      o[n][1] *= correction_a;
-      o[n][2] *= correction_b;
-      o[n][3] *= correction_b;
-    }
+    __syncthreads();  // every warp is done with the key tile: fetch the next
+    if (next_keys > 0)
+      queue_tile<D, kThreads>(key_tile, k16, k0 + kKeyTile, next_keys);
+    else
+      commit_async_group();  // an empty group keeps the count of groups in flight
 
-    // O += P V, 16 keys per k-step; P's accumulators are A's layout.
+    if (warp_active) {
 #pragma unroll
-    for (int step = 0; step < kKeyTile / 16; ++step) {
-      float p[2][4];
+      for (int m = 0; m < kMTiles; ++m) {
+        // T5: the relative position bias of the lane's scores whose key and
+        // row are in the sequence (other offsets may be outside the table;
+        // keys past the sequence drop out below, rows past it are never
+        // stored).
+        if constexpr (kBias) {
+          const bool a_in = row_a[m] < tile.length, b_in = row_b[m] < tile.length;
 #pragma unroll
-      for (int half = 0; half < 2; ++half)
+          for (int n = 0; n < kKeyBlocks; ++n)
 #pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          p[half][c] = fast_exp2(fmaf(s[2 * step + half][c], kLog2e, offset_a));
-          p[half][2 + c] = fast_exp2(fmaf(s[2 * step + half][2 + c], kLog2e, offset_b));
-          sum_a += p[half][c];
-          sum_b += p[half][2 + c];
+            for (int c = 0; c < 2; ++c) {
+              const int key_index = k0 + n * 8 + 2 * pair + c;
+              if (key_index >= tile.length) continue;
+              if (a_in) s[m][n][c] += bias_center[key_index - row_a[m]];
+              if (b_in) s[m][n][2 + c] += bias_center[key_index - row_b[m]];
+            }
         }
-      const std::uint32_t a[4] = {pack_pair<T>(p[0][0], p[0][1]), pack_pair<T>(p[0][2], p[0][3]),
-                                  pack_pair<T>(p[1][0], p[1][1]), pack_pair<T>(p[1][2], p[1][3])};
-      // B from row-major values by ldmatrix.trans: tiles (keys +0..7,
-      // channels +0..7), (+8..15, +0..7), (+0..7, +8..15), (+8..15, +8..15).
-      const std::uint16_t* value_rows =
-          value_tile + (step * 16 + (tile_index % 2) * 8 + tile_row) * kStride;
+        // Keys past the sequence drop out (only the last tile has any).
+        if (keys < kKeyTile) {
 #pragma unroll
-      for (int n = 0; n + 1 < kOutBlocks; n += 2) {
-        std::uint32_t b[4];
-        load_tiles_x4_trans(b, value_rows + n * 8 + (tile_index / 2) * 8);
-        const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
-        mma_16x8x16<T>(o[n], a, b_lo);
-        mma_16x8x16<T>(o[n + 1], a, b_hi);
-      }
-      if constexpr (kOutBlocks % 2 != 0) {  // D = 24: the last 8 channels alone
-        std::uint32_t b[2];
-        load_tiles_x2_trans(b, value_rows + (kOutBlocks - 1) * 8);
-        mma_16x8x16<T>(o[kOutBlocks - 1], a, b);
+          for (int n = 0; n < kKeyBlocks; ++n)
+#pragma unroll
+            for (int c = 0; c < 2; ++c)
+              if (n * 8 + 2 * pair + c >= keys) s[m][n][c] = s[m][n][2 + c] = -INFINITY;
+        }
+        float tile_max_a = -INFINITY, tile_max_b = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < kKeyBlocks; ++n) {
+          tile_max_a = fmaxf(tile_max_a, fmaxf(s[m][n][0], s[m][n][1]));
+          tile_max_b = fmaxf(tile_max_b, fmaxf(s[m][n][2], s[m][n][3]));
+        }
+        // The four lanes of a group share its two rows.
+        tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 1));
+        tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 2));
+        tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 1));
+        tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 2));
+        // Finite: key k0 < keys is in every tile. The new maxima are kept
+        // premultiplied by log2(e) so that e^(s - max) = 2^(s log2e - max
+        // log2e) is one fused multiply-add per score before the exponent.
+        const float new_a = fmaxf(max_a[m], tile_max_a * kLog2e);
+        const float new_b = fmaxf(max_b[m], tile_max_b * kLog2e);
+        const float correction_a = fast_exp2(max_a[m] - new_a);  // 0 on the first tile
+        const float correction_b = fast_exp2(max_b[m] - new_b);
+        max_a[m] = new_a;
+        max_b[m] = new_b;
+        sum_a[m] *= correction_a;
+        sum_b[m] *= correction_b;
+#pragma unroll
+        for (int n = 0; n < kOutBlocks; ++n) {
+          o[m][n][0] *= correction_a;
+          o[m][n][1] *= correction_a;
+          o[m][n][2] *= correction_b;
+          o[m][n][3] *= correction_b;
+        }
       }
     }
+    // In flight: this tile's values, then the next tile's keys.
+    wait_async_groups<1>();
+    __syncthreads();  // this tile's values are in for every thread
+
+    if (warp_active) {
+      // O += P V, 16 keys per k-step; P's accumulators are A's layout.
+#pragma unroll
+      for (int step = 0; step < kKeyTile / 16; ++step) {
+        std::uint32_t a[kMTiles][4];
+#pragma unroll
+        for (int m = 0; m < kMTiles; ++m) {
+          float p[2][4];
+#pragma unroll
+          for (int half = 0; half < 2; ++half)
+#pragma unroll
+            for (int c = 0; c < 2; ++c) {
+              p[half][c] = fast_exp2(fmaf(s[m][2 * step + half][c], kLog2e, -max_a[m]));
+              p[half][2 + c] = fast_exp2(fmaf(s[m][2 * step + half][2 + c], kLog2e, -max_b[m]));
+              sum_a[m] += p[half][c];
+              sum_b[m] += p[half][2 + c];
+            }
+          a[m][0] = pack_pair<T>(p[0][0], p[0][1]);
+          a[m][1] = pack_pair<T>(p[0][2], p[0][3]);
+          a[m][2] = pack_pair<T>(p[1][0], p[1][1]);
+          a[m][3] = pack_pair<T>(p[1][2], p[1][3]);
+        }
+        // B from row-major values by ldmatrix.trans: tiles (keys +0..7,
+        // channels +0..7), (+8..15, +0..7), (+0..7, +8..15), (+8..15, +8..15).
+        const std::uint16_t* value_rows =
+            value_tile + (step * 16 + (tile_index % 2) * 8 + tile_row) * kStride;
+#pragma unroll
+        for (int n = 0; n + 1 < kOutBlocks; n += 2) {
+          std::uint32_t b[4];
+          load_tiles_x4_trans(b, value_rows + n * 8 + (tile_index / 2) * 8);
+          const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
+#pragma unroll
+          for (int m = 0; m < kMTiles; ++m) {
+            mma_16x8x16<T>(o[m][n], a[m], b_lo);
+            mma_16x8x16<T>(o[m][n + 1], a[m], b_hi);
+          }
+        }
+        if constexpr (kOutBlocks % 2 != 0) {  // D = 24: the last 8 channels alone
+          std::uint32_t b[2];
+          load_tiles_x2_trans(b, value_rows + (kOutBlocks - 1) * 8);
+#pragma unroll
+          for (int m = 0; m < kMTiles; ++m) mma_16x8x16<T>(o[m][kOutBlocks - 1], a[m], b);
+        }
+      }
+    }
+    __syncthreads();  // every warp is done with the value tile: fetch the next
+    if (next_keys > 0)
+      queue_tile<D, kThreads>(value_tile, v16, k0 + kKeyTile, next_keys);
+    else
+      commit_async_group();
   }
   if (!warp_active) return;
-  sum_a += warp_shuffle_xor(sum_a, 1);
-  sum_a += warp_shuffle_xor(sum_a, 2);
-  sum_b += warp_shuffle_xor(sum_b, 1);
-  sum_b += warp_shuffle_xor(sum_b, 2);
-  // Sums >= 1: each row's maximum contributes 2^0.
-  const float inverse_a = 1.0f / sum_a, inverse_b = 1.0f / sum_b;
   const std::size_t row_stride = static_cast<std::size_t>(heads) * D;
   T* dst = out + static_cast<std::size_t>(tile.begin) * row_stride +
            static_cast<std::size_t>(head) * D + 2 * pair;
 #pragma unroll
-  for (int n = 0; n < kOutBlocks; ++n) {
-    if (row_a < tile.length)
-      *reinterpret_cast<std::uint32_t*>(dst + row_a * row_stride + n * 8) =
-          pack_pair<T>(o[n][0] * inverse_a, o[n][1] * inverse_a);
-    if (row_b < tile.length)
-      *reinterpret_cast<std::uint32_t*>(dst + row_b * row_stride + n * 8) =
-          pack_pair<T>(o[n][2] * inverse_b, o[n][3] * inverse_b);
+  for (int m = 0; m < kMTiles; ++m) {
+    float sa = sum_a[m], sb = sum_b[m];
+    sa += warp_shuffle_xor(sa, 1);
+    sa += warp_shuffle_xor(sa, 2);
+    sb += warp_shuffle_xor(sb, 1);
+    sb += warp_shuffle_xor(sb, 2);
+    // Sums >= 1 for rows in the sequence: each row's maximum contributes 2^0.
+    const float inverse_a = 1.0f / sa, inverse_b = 1.0f / sb;
+#pragma unroll
+    for (int n = 0; n < kOutBlocks; ++n) {
+      if (row_a[m] < tile.length)
+        *reinterpret_cast<std::uint32_t*>(dst + row_a[m] * row_stride + n * 8) =
+            pack_pair<T>(o[m][n][0] * inverse_a, o[m][n][1] * inverse_a);
+      if (row_b[m] < tile.length)
+        *reinterpret_cast<std::uint32_t*>(dst + row_b[m] * row_stride + n * 8) =
+            pack_pair<T>(o[m][n][2] * inverse_b, o[m][n][3] * inverse_b);
+    }
   }
 #else
   // Never launched: attention_kernel_for() picks this kernel only on sm_80+.
@@ -256,21 +339,37 @@ static __global__ void __launch_bounds__(kThreads)
 #endif
 }
 
-template <int D, class T>
+template <int D, class T, int kWarps, int kMTiles>
 void launch(const VarlenAttention& job, gpuStream_t stream) {
-  const dim3 grid(static_cast<unsigned>(job.tile_count), static_cast<unsigned>(job.heads));
+  constexpr int kSplit = kRowsPerTile / (kWarps * 16 * kMTiles);
+  const dim3 grid(static_cast<unsigned>(job.tile_count * kSplit), static_cast<unsigned>(job.heads));
+  constexpr int kThreads = kWarps * kMmaLanes;
   const auto* query = static_cast<const T*>(job.query);
   const auto* key = static_cast<const T*>(job.key);
   const auto* value = static_cast<const T*>(job.value);
   const int heads = static_cast<int>(job.heads), bias_tokens = static_cast<int>(job.bias_tokens);
   auto* out = static_cast<T*>(job.out);
   if (job.position_bias)
-    mma_attention_kernel<D, T, true><<<grid, kThreads, 0, stream>>>(
+    mma_attention_kernel<D, T, true, kWarps, kMTiles><<<grid, kThreads, 0, stream>>>(
         query, key, value, job.tiles, job.tokens, heads, job.position_bias, bias_tokens, out);
   else
-    mma_attention_kernel<D, T, false><<<grid, kThreads, 0, stream>>>(
+    mma_attention_kernel<D, T, false, kWarps, kMTiles><<<grid, kThreads, 0, stream>>>(
         query, key, value, job.tiles, job.tokens, heads, nullptr, 0, out);
   GPU_CHECK_LAUNCH();
+}
+
+// 4 x 32 holds twice the accumulators per warp: head sizes up to 64 (at 128
+// they would not fit the registers; 8 x 16 runs instead).
+template <int D, class T>
+void launch(const VarlenAttention& job, gpuStream_t stream) {
+  MmaLayout layout = job.mma_layout;
+  if (layout == MmaLayout::automatic)
+    layout = D == 64 ? MmaLayout::warps4_rows32 : MmaLayout::warps4_rows16;
+  if (layout == MmaLayout::warps4_rows16) return launch<D, T, 4, 1>(job, stream);
+  if constexpr (D <= 64) {
+    if (layout == MmaLayout::warps4_rows32) return launch<D, T, 4, 2>(job, stream);
+  }
+  launch<D, T, 8, 1>(job, stream);
 }
 
 template <class T>

@@ -21,8 +21,8 @@
 
 #include <cstdint>
 
-#include "gpu/vendor.cuh"
 #include "gpu/nn/nn_types.hpp"
+#include "gpu/vendor.cuh"
 
 #if defined(SEQFUSE_VENDOR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define SEQFUSE_HAVE_MMA 1
@@ -79,6 +79,25 @@ __device__ __forceinline__ void load_tiles_x2_trans(std::uint32_t (&r)[2], const
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
                : "=r"(r[0]), "=r"(r[1])
                : "r"(shared_address(row)));
+}
+
+// cp.async: 16 bytes from global to shared memory without passing through
+// registers, so a tile's load runs while the warp computes. `bytes` 0 writes
+// 16 zero bytes and reads nothing (rows past a sequence). Loads issued since
+// the last commit form one group; wait_async_groups<N> returns once at most
+// N groups are still in flight (the caller then synchronizes the block
+// before other threads read what arrived).
+__device__ __forceinline__ void copy_async16(void* shared, const void* global, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(shared)),
+               "l"(global), "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void commit_async_group() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wait_async_groups() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 // d += a b over one 16 x 8 x 16 tile, fp32 accumulation.

@@ -1,8 +1,10 @@
 #include "models/gpu_forward.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
+#include "core/error.hpp"
 #include "core/gpu_status.hpp"
 #include "core/report.hpp"
 #include "gpu/nn/attention.hpp"
@@ -11,6 +13,24 @@
 #include "gpu/nn/rotary.hpp"
 
 namespace seqfuse::models::gpu_embed {
+namespace {
+
+// SEQFUSE_ATTENTION_LAYOUT (4x16, 8x16 or 4x32) measures the tensor-core
+// attention kernel's block shapes on a GPU machine; unset, the kernel's
+// default (attention.hpp).
+nn::MmaLayout attention_layout() {
+  static const nn::MmaLayout layout = [] {
+    const char* text = std::getenv("SEQFUSE_ATTENTION_LAYOUT");
+    nn::MmaLayout parsed = nn::MmaLayout::automatic;
+    if (text && *text && !nn::parse_mma_layout(text, parsed))
+      throw UsageError(std::string("SEQFUSE_ATTENTION_LAYOUT must be 4x16, 8x16 or 4x32, not '") +
+                       text + "'");
+    return parsed;
+  }();
+  return layout;
+}
+
+}  // namespace
 
 void ForwardPass::begin(const Workspace& workspace, const BatchReadout& batch) {
   workspace_ = &workspace;
@@ -126,6 +146,7 @@ void ForwardPass::attend(const void* input, const AttentionWeights& w, const Rot
   attend.tokens = batch_->tokens;
   attend.heads = shape_.heads;
   attend.head_dim = shape_.head_dim;
+  attend.mma_layout = attention_layout();
   if (bias) {
     attend.position_bias = bias->table.as<const float>();
     attend.bias_tokens = bias->tokens;

@@ -83,7 +83,8 @@ struct Batch {
     stream.synchronize();
   }
 
-  [[nodiscard]] nn::VarlenAttention job(bool tensor_cores) const {
+  [[nodiscard]] nn::VarlenAttention job(bool tensor_cores,
+                                        nn::MmaLayout layout = nn::MmaLayout::automatic) const {
     nn::VarlenAttention j;
     j.query = d_query.data();
     j.key = d_key.data();
@@ -97,6 +98,7 @@ struct Batch {
     j.out = d_out.data();
     j.out_type = type;
     j.allow_tensor_cores = tensor_cores;
+    j.mma_layout = layout;
     if (!bias.empty()) {
       j.position_bias = d_bias.as<const float>();
       j.bias_tokens = bias_tokens;
@@ -159,10 +161,11 @@ double worst_error(const Batch& b, const std::vector<std::uint8_t>& out) {
   return worst / value_max;
 }
 
-std::vector<std::uint8_t> run_attention(const Batch& b, bool tensor_cores, gpu::Stream& stream) {
+std::vector<std::uint8_t> run_attention(const Batch& b, bool tensor_cores, nn::MmaLayout layout,
+                                        gpu::Stream& stream) {
   const std::size_t bytes = b.heads * b.tokens * b.head_dim * nn::element_bytes(b.type);
   gpu::fill_device(b.d_out.data(), 0xff, bytes, stream);  // NaN in every type
-  REQUIRE(nn::varlen_attention(b.job(tensor_cores), stream) == gpu::Status::kSuccess);
+  REQUIRE(nn::varlen_attention(b.job(tensor_cores, layout), stream) == gpu::Status::kSuccess);
   std::vector<std::uint8_t> out(bytes);
   gpu::copy_to_host(out.data(), b.d_out.data(), bytes, stream);
   stream.synchronize();
@@ -188,13 +191,19 @@ void check_against_reference(std::vector<std::size_t> lengths, bool position_bia
       for (int i = 0; i < 6; ++i) batch_lengths.push_back(length(rng));
       std::shuffle(batch_lengths.begin(), batch_lengths.end(), rng);
       const Batch batch(batch_lengths, 3, head_dim, type, rng, stream, position_bias);
-      for (const bool tensor_cores : {true, false}) {
+      // The tensor-core kernel in each block layout (4 x 32 runs as 8 x 16
+      // past head size 64), then the CUDA-core one.
+      for (const auto& [tensor_cores, layout] : {std::pair{true, nn::MmaLayout::warps4_rows16},
+                                                 {true, nn::MmaLayout::warps8_rows16},
+                                                 {true, nn::MmaLayout::warps4_rows32},
+                                                 {false, nn::MmaLayout::automatic}}) {
         const nn::AttentionKernel kernel = nn::attention_kernel_for(batch.job(tensor_cores));
-        INFO(what << type_name(type) << " head_dim " << head_dim << " on "
-                  << nn::to_string(kernel));
-        const double error = worst_error(batch, run_attention(batch, tensor_cores, stream));
+        INFO(what << type_name(type) << " head_dim " << head_dim << " on " << nn::to_string(kernel)
+                  << ", layout " << nn::to_string(layout));
+        const double error = worst_error(batch, run_attention(batch, tensor_cores, layout, stream));
         std::cout << what << type_name(type) << " head_dim " << head_dim << " on "
-                  << nn::to_string(kernel) << ": worst error " << error << " x max|v|\n";
+                  << nn::to_string(kernel) << " (" << nn::to_string(layout) << "): worst error "
+                  << error << " x max|v|\n";
         CHECK(error <= tolerance);  // false for NaN
       }
     }
@@ -204,11 +213,58 @@ void check_against_reference(std::vector<std::size_t> lengths, bool position_bia
 }  // namespace
 
 TEST_CASE("attention kernels equal a float64 reference on random packed batches", "[gpu]") {
-  check_against_reference({1, 2, 63, 64, 65, 129, 1024}, false);
+  // Tile edges: 64 (half a tile), 128 (a tile), 256.
+  check_against_reference({1, 2, 63, 64, 65, 127, 128, 129, 192, 257, 1024}, false);
 }
 
 TEST_CASE("attention kernels with T5's relative position bias equal a float64 reference",
           "[gpu][t5]") {
   // T5's placeholder tiles are one token long: lengths 1 among the rest.
-  check_against_reference({1, 1, 2, 31, 32, 33, 63, 64, 65, 129, 1023}, true);
+  check_against_reference({1, 1, 2, 31, 32, 33, 63, 64, 65, 128, 129, 255, 1023}, true);
+}
+
+// Not a check: the tensor-core kernel's time in each block layout on one
+// 65,536-token batch of each embedding model's attention shape (lengths 30
+// to 800, mean about 415, as the mmseqs2-examples proteins), bf16. Run on
+// the GPU machine with `seqfuse_tests "attention kernels: timing*"`.
+TEST_CASE("attention kernels: timing on embedding-shaped batches", "[.][gpu][bench]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  std::mt19937_64 rng(20261127);
+  gpu::Stream stream;
+  struct Shape {
+    const char* model;
+    std::size_t heads, head_dim;
+  };
+  for (const Shape shape : {Shape{"ESM-2 8M", 20, 16}, Shape{"ESM-2 650M", 20, 64},
+                            Shape{"ProtBERT", 16, 64}, Shape{"ProtT5-XL", 32, 128}}) {
+    std::uniform_int_distribution<std::size_t> length(30, 800);
+    std::vector<std::size_t> lengths;
+    double squares = 0;
+    for (std::size_t tokens = 0; tokens < 65536;) {
+      lengths.push_back(std::min(length(rng), 65536 - tokens));
+      tokens += lengths.back();
+      squares += static_cast<double>(lengths.back()) * static_cast<double>(lengths.back());
+    }
+    const Batch batch(lengths, shape.heads, shape.head_dim, nn::NnType::bf16, rng, stream);
+    const double flop = 4.0 * squares * static_cast<double>(shape.heads * shape.head_dim);
+    for (const nn::MmaLayout layout : {nn::MmaLayout::warps4_rows16, nn::MmaLayout::warps8_rows16,
+                                       nn::MmaLayout::warps4_rows32}) {
+      if (layout == nn::MmaLayout::warps4_rows32 && shape.head_dim > 64) continue;
+      const nn::VarlenAttention job = batch.job(true, layout);
+      for (int i = 0; i < 3; ++i)
+        REQUIRE(nn::varlen_attention(job, stream) == gpu::Status::kSuccess);
+      stream.synchronize();
+      constexpr int kRuns = 20;
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < kRuns; ++i)
+        REQUIRE(nn::varlen_attention(job, stream) == gpu::Status::kSuccess);
+      stream.synchronize();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kRuns;
+      std::cout << "[attention timing] " << shape.model << " (" << shape.heads << " heads of "
+                << shape.head_dim << "), " << lengths.size() << " sequences, 65536 tokens, "
+                << nn::to_string(layout) << ": " << seconds * 1e3 << " ms, "
+                << flop / seconds / 1e12 << " TFLOP/s\n";
+    }
+  }
 }
