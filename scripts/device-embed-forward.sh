@@ -8,7 +8,9 @@
 # every variant against the first one's (worst cosine per protein).
 #   bundle/baseline/seqfuse  an earlier build to time beside this one (optional)
 # Environment: ATTN_BENCH_COUNT (2000), ATTN_BENCH_ROUNDS (3),
-# ATTN_BENCH_SHAPE (make-random-esm.py's t6 ... t33; t33), ATTN_BENCH_DTYPE (bf16),
+# ATTN_BENCH_SHAPE (make-random-esm.py's t6 ... t33, or bert / t5: ProtBERT's
+# or ProtT5-XL's shape from embed-bench-family.py --save-model; t33),
+# ATTN_BENCH_DTYPE (bf16),
 # ATTN_BENCH_KERNEL (1; 0 skips the kernel timing),
 # ATTN_BENCH_VARIANTS (default "baseline current": bundle/baseline/seqfuse,
 # where it exists, and this build; 4x16, 8x16 or 4x32: this build with
@@ -33,7 +35,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 shape=${ATTN_BENCH_SHAPE:-t33}
 dtype=${ATTN_BENCH_DTYPE:-bf16}
-python3 scripts/make-random-esm.py "$work" "$shape" 1 >/dev/null
+case $shape in
+  bert | t5) python3 scripts/embed-bench-family.py --family "$shape" --save-model "$work/model" ;;
+  *) python3 scripts/make-random-esm.py "$work" "$shape" 1 >/dev/null ;;
+esac
 { gzip -dc "$proteins" || true; } | awk -v n="$count" '/^>/ { if (++k > n) exit } { print }' >"$work/proteins.fa"
 
 page=$OUT/embed-forward.md
@@ -43,7 +48,7 @@ page=$OUT/embed-forward.md
   echo "- machine: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -n1)"
   echo "- seqfuse: $(bundle/bin/seqfuse --version 2>&1 | head -n1)"
   [ -x bundle/baseline/seqfuse ] && echo "- baseline: $(bundle/baseline/seqfuse --version 2>&1 | head -n1)"
-  echo "- input: the first $count mmseqs2-examples proteins, random weights of the $shape shape (make-random-esm.py), $dtype"
+  echo "- input: the first $count mmseqs2-examples proteins, random weights of the $shape shape, $dtype"
   echo
   if [ "${ATTN_BENCH_KERNEL:-1}" = 1 ]; then
     echo "## The kernel alone (seqfuse_tests \"attention kernels: timing*\")"
@@ -77,8 +82,9 @@ for round in $(seq "$rounds"); do
       -o "$work/$v.npy" "$work/proteins.fa" 2>"$work/$v.err" >/dev/null ||
       { tail -n 5 "$work/$v.err" >&2; die "$v failed"; }
     line=$(grep '^seqfuse embed:' "$work/$v.err" | tail -n1)
-    # "N sequences, ... (forward R sequences/s, ...": forward seconds = N / R.
-    secs=$(echo "$line" | awk '{ n = $3; for (i = 1; i <= NF; ++i) if ($i == "(forward") r = $(i + 1); printf "%.3f", n / r }')
+    # "N sequences, ... (forward R [k|M]sequences/s, ...": forward seconds = N / R.
+    secs=$(echo "$line" | awk '{ n = $3; for (i = 1; i <= NF; ++i) if ($i == "(forward") { r = $(i + 1); u = $(i + 2) }
+      if (u ~ /^k/) r *= 1e3; if (u ~ /^M/) r *= 1e6; printf "%.3f", n / r }')
     forward[$v]="${forward[$v]:-} $secs"
     echo "round $round $v: $line" >>"$work/lines.txt"
   done

@@ -194,9 +194,19 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--save-model", metavar="DIR",
+                    help="only write the family's random checkpoint to DIR (no benchmark; "
+                         "--seqfuse, --proteins and --out are then not read)")
+    if "--save-model" in sys.argv:
+        for name in ("--seqfuse", "--proteins", "--out"):
+            next(a for a in ap._actions if name in a.option_strings).required = False
     args = ap.parse_args()
 
     import torch
+    if args.save_model:
+        build = build_checkpoint if args.family == "bert" else build_t5_checkpoint
+        build(torch, args.save_model, args.seed)
+        return
     import transformers
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

@@ -1,7 +1,9 @@
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "gpu/nn/attention.hpp"
+#include "gpu/nn/attention_operands.cuh"
 #include "gpu/nn/launch.cuh"
 #include "gpu/vendor.cuh"
 
@@ -29,8 +31,8 @@ constexpr int kChunk = 8;
 // without it the kernel is the one ESM-2 and BERT always ran.
 template <int D, class In, class Out, bool kBias>
 static __global__ void __launch_bounds__(kQueryTile)
-    varlen_attention_kernel(const In* query, const In* key, const In* value,
-                            const AttentionTile* tiles, std::size_t tokens, int heads,
+    varlen_attention_kernel(const In* query, const In* key, const In* value, AttentionStrides in,
+                            const float* value_bias, const AttentionTile* tiles, int heads,
                             const float* position_bias, int bias_tokens, Out* out) {
   constexpr int kKeys = kKeyTile<D>;
   __shared__ float key_tile[kKeys * D];
@@ -41,13 +43,15 @@ static __global__ void __launch_bounds__(kQueryTile)
   const int head = static_cast<int>(blockIdx.y);
   const int row = first_row + static_cast<int>(threadIdx.x);
   const bool active = row < tile.length;
-  const std::size_t head_base = static_cast<std::size_t>(head) * tokens * D;
-  const std::size_t sequence_base = head_base + static_cast<std::size_t>(tile.begin) * D;
+  // The sequence's first row of this head in each operand.
+  const In* query_rows = in.query.first_row(query, head, tile.begin);
+  const In* key_rows = in.key.first_row(key, head, tile.begin);
+  const In* value_rows = in.value.first_row(value, head, tile.begin);
 
   float q[D], acc[D];
 #pragma unroll
   for (int c = 0; c < D; ++c) {
-    q[c] = active ? to_float(query[sequence_base + static_cast<std::size_t>(row) * D + c]) : 0.0f;
+    q[c] = active ? to_float(query_rows[row * in.query.token + c]) : 0.0f;
     acc[c] = 0.0f;
   }
   float running_max = -INFINITY, running_sum = 0.0f;
@@ -61,10 +65,10 @@ static __global__ void __launch_bounds__(kQueryTile)
   for (int k0 = 0; k0 < tile.length; k0 += kKeys) {
     const int n = min(kKeys, tile.length - k0);
     __syncthreads();  // every thread is done with the previous tile
-    const std::size_t tile_base = sequence_base + static_cast<std::size_t>(k0) * D;
     for (int i = static_cast<int>(threadIdx.x); i < n * D; i += kQueryTile) {
-      key_tile[i] = to_float(key[tile_base + i]);
-      value_tile[i] = to_float(value[tile_base + i]);
+      const std::size_t j = static_cast<std::size_t>(k0 + i / D);
+      key_tile[i] = to_float(key_rows[j * in.key.token + i % D]);
+      value_tile[i] = to_float(value_rows[j * in.value.token + i % D]);
     }
     __syncthreads();
     if (!active) continue;
@@ -109,7 +113,8 @@ static __global__ void __launch_bounds__(kQueryTile)
   Out* dst = out + (static_cast<std::size_t>(tile.begin) + row) * heads * D +
              static_cast<std::size_t>(head) * D;
 #pragma unroll
-  for (int c = 0; c < D; ++c) dst[c] = from_float<Out>(acc[c] * inverse);
+  for (int c = 0; c < D; ++c)
+    dst[c] = from_float<Out>(acc[c] * inverse + (value_bias ? value_bias[head * D + c] : 0.0f));
 }
 
 template <int D, class In, class Out>
@@ -121,12 +126,14 @@ void launch_varlen_attention(const VarlenAttention& job, gpuStream_t stream) {
   const auto* value = static_cast<const In*>(job.value);
   const int heads = static_cast<int>(job.heads), bias_tokens = static_cast<int>(job.bias_tokens);
   auto* out = static_cast<Out*>(job.out);
+  const AttentionStrides in = attention_strides(job);
   if (job.position_bias)
-    varlen_attention_kernel<D, In, Out, true><<<grid, kQueryTile, 0, stream>>>(
-        query, key, value, job.tiles, job.tokens, heads, job.position_bias, bias_tokens, out);
+    varlen_attention_kernel<D, In, Out, true>
+        <<<grid, kQueryTile, 0, stream>>>(query, key, value, in, job.value_bias, job.tiles, heads,
+                                          job.position_bias, bias_tokens, out);
   else
     varlen_attention_kernel<D, In, Out, false><<<grid, kQueryTile, 0, stream>>>(
-        query, key, value, job.tiles, job.tokens, heads, nullptr, 0, out);
+        query, key, value, in, job.value_bias, job.tiles, heads, nullptr, 0, out);
   GPU_CHECK_LAUNCH();
 }
 
@@ -162,11 +169,23 @@ void launch_for_types(const VarlenAttention& job, gpuStream_t stream) {
 
 }  // namespace
 
+// The tensor-core kernel moves key and value rows as 16-byte vectors
+// (cp.async) and query pairs as 4 bytes: every operand's rows must start
+// 16-byte aligned (16-bit elements).
+static bool rows_aligned16(const VarlenAttention& job) {
+  const AttentionStrides in = attention_strides(job);
+  const auto aligned = [](const void* operand, const OperandView& v) {
+    return reinterpret_cast<std::uintptr_t>(operand) % 16 == 0 && v.token % 8 == 0 &&
+           v.head % 8 == 0;
+  };
+  return aligned(job.query, in.query) && aligned(job.key, in.key) && aligned(job.value, in.value);
+}
+
 AttentionKernel attention_kernel_for(const VarlenAttention& job) {
 #if SEQFUSE_VENDOR_CUDA
   // mma.sync m16n8k16 with bf16 needs sm_80; the build's targets are sm_80+.
   if (job.allow_tensor_cores && job.in_type != NnType::f32 && job.out_type == job.in_type &&
-      current_compute_major() >= 8)
+      rows_aligned16(job) && current_compute_major() >= 8)
     return AttentionKernel::tensor_cores;
 #else
   (void)job;

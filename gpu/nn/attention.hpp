@@ -56,13 +56,28 @@ enum class MmaLayout { automatic, warps4_rows16, warps8_rows16, warps4_rows32 };
 // "4x16", "8x16" or "4x32"; false for anything else.
 [[nodiscard]] bool parse_mma_layout(const char* text, MmaLayout& layout) noexcept;
 
+// Strides of an attention operand in elements (VarlenAttention); zero: the
+// head-major layout.
+struct OperandStrides {
+  std::size_t token = 0, head = 0;
+};
+
 struct VarlenAttention {
-  // [heads][tokens][head_dim] each, as `in_type` (rotary.hpp's output); the
-  // query already carries the model's score scale (ESM-2, BERT:
-  // head_dim^-0.5; T5: none, 1), so the kernels never scale.
+  // Each as `in_type`; the query already carries the model's score scale
+  // (ESM-2, BERT: head_dim^-0.5; T5: none, 1), so the kernels never scale.
+  // Element (head, token, c) of an operand is at operand + token x
+  // token_stride + head x head_stride + c. Default (zero strides): the
+  // head-major [heads][tokens][head_dim] that rotary.hpp writes; the fused
+  // QKV GEMM's own output is [tokens][3][heads][head_dim] (token stride 3 x
+  // heads x head_dim, head stride head_dim), which operands that need no
+  // pass of their own are read from.
   const void* query = nullptr;
   const void* key = nullptr;
   const void* value = nullptr;
+  OperandStrides query_strides, key_strides, value_strides;
+  // Added to every output row, or null: [heads x head_dim] fp32, the value
+  // projection's bias (softmax rows sum to 1, so P (V + b) = P V + b).
+  const float* value_bias = nullptr;
   NnType in_type = NnType::f32;
   const AttentionTile* tiles = nullptr;  // device copy of the batch's tiles
   std::size_t tile_count = 0;

@@ -26,6 +26,7 @@
 #include <cmath>
 
 #include "gpu/nn/attention.hpp"
+#include "gpu/nn/attention_operands.cuh"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/mma.cuh"
 #include "gpu/vendor.cuh"
@@ -56,18 +57,18 @@ __device__ __forceinline__ std::uint32_t load_pair(const std::uint16_t* p) {
 // Queues the copy of keys (or values) k0 .. k0 + 63 of a sequence into a
 // shared tile as one cp.async group; rows past the sequence (`keys` on) are
 // zeros (a NaN there would survive P = 0 in P V). `rows` points at the
-// sequence's first row of this head.
+// sequence's first row of this head, `stride` elements apart.
 #ifdef SEQFUSE_HAVE_MMA
 template <int D, int kThreads>
-__device__ __forceinline__ void queue_tile(std::uint16_t* shared, const std::uint16_t* rows, int k0,
-                                           int keys) {
+__device__ __forceinline__ void queue_tile(std::uint16_t* shared, const std::uint16_t* rows,
+                                           std::size_t stride, int k0, int keys) {
   using Tile = MmaTile<D>;
   for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * Tile::kRowVectors; i += kThreads) {
     const int j = i / Tile::kRowVectors, c = 8 * (i % Tile::kRowVectors);
     const bool valid = j < keys;
     // An invalid row reads nothing; its address stays inside the sequence.
     copy_async16(shared + j * Tile::kStride + c,
-                 rows + static_cast<std::size_t>(k0 + (valid ? j : 0)) * D + c, valid);
+                 rows + static_cast<std::size_t>(k0 + (valid ? j : 0)) * stride + c, valid);
   }
   commit_async_group();
 }
@@ -77,9 +78,9 @@ __device__ __forceinline__ void queue_tile(std::uint16_t* shared, const std::uin
 // added to S in registers; without it the kernel ESM-2 and BERT always ran.
 template <int D, class T, bool kBias, int kWarps, int kMTiles>
 static __global__ void __launch_bounds__(kWarps* kMmaLanes)
-    mma_attention_kernel(const T* query, const T* key, const T* value, const AttentionTile* tiles,
-                         std::size_t tokens, int heads, const float* position_bias, int bias_tokens,
-                         T* out) {
+    mma_attention_kernel(const T* query, const T* key, const T* value, AttentionStrides in,
+                         const float* value_bias, const AttentionTile* tiles, int heads,
+                         const float* position_bias, int bias_tokens, T* out) {
 #ifdef SEQFUSE_HAVE_MMA
   using Tile = MmaTile<D>;
   constexpr int kThreads = kWarps * kMmaLanes;
@@ -109,11 +110,14 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
     row_a[m] = first_row + 16 * m + group;
     row_b[m] = row_a[m] + 8;
   }
-  const std::size_t sequence_base =
-      (static_cast<std::size_t>(head) * tokens + static_cast<std::size_t>(tile.begin)) * D;
-  const auto* q16 = reinterpret_cast<const std::uint16_t*>(query) + sequence_base;
-  const auto* k16 = reinterpret_cast<const std::uint16_t*>(key) + sequence_base;
-  const auto* v16 = reinterpret_cast<const std::uint16_t*>(value) + sequence_base;
+  // The sequence's first row of this head in each operand (16-byte aligned
+  // rows: attention_kernel_for checks).
+  const auto* q16 =
+      in.query.first_row(reinterpret_cast<const std::uint16_t*>(query), head, tile.begin);
+  const auto* k16 = in.key.first_row(reinterpret_cast<const std::uint16_t*>(key), head, tile.begin);
+  const auto* v16 =
+      in.value.first_row(reinterpret_cast<const std::uint16_t*>(value), head, tile.begin);
+  const std::size_t q_stride = in.query.token, k_stride = in.key.token, v_stride = in.value.token;
 
   // Key channels D .. kDepth (D = 24) take part in Q K^T as zeros; no tile
   // load writes them. (Made visible by the loop's first barrier.)
@@ -122,8 +126,8 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
       key_tile[(i / (kDepth - D)) * kStride + D + i % (kDepth - D)] = 0;
   }
   // The first tile's keys and values are on their way while Q is read.
-  queue_tile<D, kThreads>(key_tile, k16, 0, min(kKeyTile, tile.length));
-  queue_tile<D, kThreads>(value_tile, v16, 0, min(kKeyTile, tile.length));
+  queue_tile<D, kThreads>(key_tile, k16, k_stride, 0, min(kKeyTile, tile.length));
+  queue_tile<D, kThreads>(value_tile, v16, v_stride, 0, min(kKeyTile, tile.length));
 
   // Q as A fragments, once: rows past the sequence and channels past D are 0.
   std::uint32_t q_frag[kMTiles][kDepth / 16][4];
@@ -133,10 +137,12 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
     for (int kk = 0; kk < kDepth / 16; ++kk) {
       const int c0 = kk * 16 + 2 * pair, c1 = c0 + 8;
       const bool a_in = row_a[m] < tile.length, b_in = row_b[m] < tile.length;
-      q_frag[m][kk][0] = a_in && c0 < D ? load_pair(q16 + row_a[m] * D + c0) : 0u;
-      q_frag[m][kk][1] = b_in && c0 < D ? load_pair(q16 + row_b[m] * D + c0) : 0u;
-      q_frag[m][kk][2] = a_in && c1 < D ? load_pair(q16 + row_a[m] * D + c1) : 0u;
-      q_frag[m][kk][3] = b_in && c1 < D ? load_pair(q16 + row_b[m] * D + c1) : 0u;
+      const std::uint16_t* qa = q16 + row_a[m] * q_stride;
+      const std::uint16_t* qb = q16 + row_b[m] * q_stride;
+      q_frag[m][kk][0] = a_in && c0 < D ? load_pair(qa + c0) : 0u;
+      q_frag[m][kk][1] = b_in && c0 < D ? load_pair(qb + c0) : 0u;
+      q_frag[m][kk][2] = a_in && c1 < D ? load_pair(qa + c1) : 0u;
+      q_frag[m][kk][3] = b_in && c1 < D ? load_pair(qb + c1) : 0u;
     }
 
   float o[kMTiles][kOutBlocks][4];
@@ -192,7 +198,7 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
     }
     __syncthreads();  // every warp is done with the key tile: fetch the next
     if (next_keys > 0)
-      queue_tile<D, kThreads>(key_tile, k16, k0 + kKeyTile, next_keys);
+      queue_tile<D, kThreads>(key_tile, k16, k_stride, k0 + kKeyTile, next_keys);
     else
       commit_async_group();  // an empty group keeps the count of groups in flight
 
@@ -305,7 +311,7 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
     }
     __syncthreads();  // every warp is done with the value tile: fetch the next
     if (next_keys > 0)
-      queue_tile<D, kThreads>(value_tile, v16, k0 + kKeyTile, next_keys);
+      queue_tile<D, kThreads>(value_tile, v16, v_stride, k0 + kKeyTile, next_keys);
     else
       commit_async_group();
   }
@@ -324,17 +330,24 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
     const float inverse_a = 1.0f / sa, inverse_b = 1.0f / sb;
 #pragma unroll
     for (int n = 0; n < kOutBlocks; ++n) {
+      // The value bias of this lane's two channels (P (V + b) = P V + b).
+      float bias0 = 0.0f, bias1 = 0.0f;
+      if (value_bias) {
+        bias0 = value_bias[head * D + n * 8 + 2 * pair];
+        bias1 = value_bias[head * D + n * 8 + 2 * pair + 1];
+      }
       if (row_a[m] < tile.length)
         *reinterpret_cast<std::uint32_t*>(dst + row_a[m] * row_stride + n * 8) =
-            pack_pair<T>(o[m][n][0] * inverse_a, o[m][n][1] * inverse_a);
+            pack_pair<T>(fmaf(o[m][n][0], inverse_a, bias0), fmaf(o[m][n][1], inverse_a, bias1));
       if (row_b[m] < tile.length)
         *reinterpret_cast<std::uint32_t*>(dst + row_b[m] * row_stride + n * 8) =
-            pack_pair<T>(o[m][n][2] * inverse_b, o[m][n][3] * inverse_b);
+            pack_pair<T>(fmaf(o[m][n][2], inverse_b, bias0), fmaf(o[m][n][3], inverse_b, bias1));
     }
   }
 #else
   // Never launched: attention_kernel_for() picks this kernel only on sm_80+.
-  (void)query, (void)key, (void)value, (void)tiles, (void)tokens, (void)heads, (void)out;
+  (void)query, (void)key, (void)value, (void)in, (void)value_bias, (void)tiles, (void)heads;
+  (void)out;
   (void)position_bias, (void)bias_tokens;
 #endif
 }
@@ -349,12 +362,14 @@ void launch(const VarlenAttention& job, gpuStream_t stream) {
   const auto* value = static_cast<const T*>(job.value);
   const int heads = static_cast<int>(job.heads), bias_tokens = static_cast<int>(job.bias_tokens);
   auto* out = static_cast<T*>(job.out);
+  const AttentionStrides in = attention_strides(job);
   if (job.position_bias)
-    mma_attention_kernel<D, T, true, kWarps, kMTiles><<<grid, kThreads, 0, stream>>>(
-        query, key, value, job.tiles, job.tokens, heads, job.position_bias, bias_tokens, out);
+    mma_attention_kernel<D, T, true, kWarps, kMTiles>
+        <<<grid, kThreads, 0, stream>>>(query, key, value, in, job.value_bias, job.tiles, heads,
+                                        job.position_bias, bias_tokens, out);
   else
     mma_attention_kernel<D, T, false, kWarps, kMTiles><<<grid, kThreads, 0, stream>>>(
-        query, key, value, job.tiles, job.tokens, heads, nullptr, 0, out);
+        query, key, value, in, job.value_bias, job.tiles, heads, nullptr, 0, out);
   GPU_CHECK_LAUNCH();
 }
 

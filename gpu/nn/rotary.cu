@@ -18,15 +18,20 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
   const std::size_t hidden = job.heads * job.head_dim;
   const std::size_t lo = head * job.head_dim + c, hi = lo + half;
   const In* row = static_cast<const In*>(job.qkv) + t * 3 * hidden;
+  // No bias (null): zeros.
   const float* bias = job.bias;
+  const auto b = [bias](std::size_t i) { return bias ? bias[i] : 0.0f; };
 
-  float q_lo[2], q_hi[2], k_lo[2], k_hi[2], v_lo[2], v_hi[2];
+  float q_lo[2], q_hi[2], k_lo[2], k_hi[2], v_lo[2] = {0, 0}, v_hi[2] = {0, 0};
   load_two(row + lo, q_lo[0], q_lo[1]);
   load_two(row + hi, q_hi[0], q_hi[1]);
   load_two(row + hidden + lo, k_lo[0], k_lo[1]);
   load_two(row + hidden + hi, k_hi[0], k_hi[1]);
-  load_two(row + 2 * hidden + lo, v_lo[0], v_lo[1]);
-  load_two(row + 2 * hidden + hi, v_hi[0], v_hi[1]);
+  const bool with_value = job.value != nullptr;
+  if (with_value) {
+    load_two(row + 2 * hidden + lo, v_lo[0], v_lo[1]);
+    load_two(row + 2 * hidden + hi, v_hi[0], v_hi[1]);
+  }
   float cs[2] = {1, 1}, sn[2] = {0, 0};
   if constexpr (kRotate) {
     const std::size_t angle = static_cast<std::size_t>(job.positions[t]) * half + c;
@@ -37,10 +42,10 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
   float q_out[4], k_out[4], v_out[4];  // lo pair, then hi pair
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
-    const float ql = (q_lo[j] + bias[lo + j]) * job.query_scale;
-    const float qh = (q_hi[j] + bias[hi + j]) * job.query_scale;
-    const float kl = k_lo[j] + bias[hidden + lo + j];
-    const float kh = k_hi[j] + bias[hidden + hi + j];
+    const float ql = (q_lo[j] + b(lo + j)) * job.query_scale;
+    const float qh = (q_hi[j] + b(hi + j)) * job.query_scale;
+    const float kl = k_lo[j] + b(hidden + lo + j);
+    const float kh = k_hi[j] + b(hidden + hi + j);
     if constexpr (kRotate) {
       q_out[j] = ql * cs[j] - qh * sn[j];
       q_out[2 + j] = qh * cs[j] + ql * sn[j];
@@ -52,8 +57,8 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
       k_out[j] = kl;
       k_out[2 + j] = kh;
     }
-    v_out[j] = v_lo[j] + bias[2 * hidden + lo + j];
-    v_out[2 + j] = v_hi[j] + bias[2 * hidden + hi + j];
+    v_out[j] = v_lo[j] + b(2 * hidden + lo + j);
+    v_out[2 + j] = v_hi[j] + b(2 * hidden + hi + j);
   }
   const std::size_t out = (head * job.tokens + t) * job.head_dim + c;
   Out* query = static_cast<Out*>(job.query);
@@ -63,8 +68,10 @@ static __global__ void qkv_bias_rotary_kernel(QkvRotary job) {
   store_two(query + out + half, q_out[2], q_out[3]);
   store_two(key + out, k_out[0], k_out[1]);
   store_two(key + out + half, k_out[2], k_out[3]);
-  store_two(value + out, v_out[0], v_out[1]);
-  store_two(value + out + half, v_out[2], v_out[3]);
+  if (with_value) {
+    store_two(value + out, v_out[0], v_out[1]);
+    store_two(value + out + half, v_out[2], v_out[3]);
+  }
 }
 
 template <class In, class Out>
@@ -98,7 +105,7 @@ Status qkv_bias_rotary(const QkvRotary& job, Stream& stream) {
       (job.rotate && job.table_positions == 0) || job.heads * job.head_dim / 4 > 1024 ||
       job.tokens > 0x7fffffffu)
     return Status::kInvalidSize;
-  if (!job.qkv || !job.bias || !job.query || !job.key || !job.value ||
+  if (!job.qkv || !job.query || !job.key ||
       (job.rotate && (!job.positions || !job.cos || !job.sin)))
     return Status::kNullBuffer;
   if (job.qkv_type != NnType::f32 && job.qkv_type != job.out_type) return Status::kInvalidArgument;

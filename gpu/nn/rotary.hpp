@@ -15,7 +15,7 @@ namespace seqfuse::gpu::nn {
 struct QkvRotary {
   const void* qkv = nullptr;                // [tokens][3 x hidden]: query, key, value, no bias yet
   NnType qkv_type = NnType::f32;            // f32, or out_type (the GEMM wrote 16 bits)
-  const float* bias = nullptr;              // [3 x hidden]: query, key, value biases
+  const float* bias = nullptr;              // [3 x hidden]: query, key, value biases, or null
   const std::int32_t* positions = nullptr;  // [tokens]: position in its sequence (BOS = 0)
   // cos and sin of position x inv_freq[c], [table_positions][head_dim / 2];
   // every position must be below table_positions (the caller checks).
@@ -28,7 +28,9 @@ struct QkvRotary {
   // and the head-major split only; positions, cos and sin are not read.
   bool rotate = true;
   // Outputs, [heads][tokens][head_dim] each, as `out_type` (the attention
-  // kernel's input type).
+  // kernel's input type). `value` may be null: attention then reads the
+  // values from `qkv` itself and adds their bias to its output
+  // (attention.hpp), and this pass moves only queries and keys.
   void* query = nullptr;
   void* key = nullptr;
   void* value = nullptr;

@@ -115,31 +115,48 @@ void ForwardPass::attend(const void* input, const AttentionWeights& w, const Rot
   const nn::NnType type = shape_.type;
   void* qkv = workspace_->at(layout.qkv);
   run_linear(linear(input, w.qkv_weight, h, 3 * inner, qkv, type));
-  nn::QkvRotary split;
-  split.qkv = qkv;
-  split.qkv_type = type;
-  split.bias = w.qkv_bias;
-  split.rotate = rotary != nullptr;
-  if (rotary) {
-    split.positions = positions();
-    split.cos = rotary->cos.as<const float>();
-    split.sin = rotary->sin.as<const float>();
-    split.table_positions = rotary->positions;
-  }
-  split.tokens = batch_->tokens;
-  split.heads = shape_.heads;
-  split.head_dim = shape_.head_dim;
+  // The QKV GEMM's output is [tokens][query, key, value][heads][head_dim].
+  // Values go to attention from it directly (their bias joins attention's
+  // output); queries and keys take a pass of their own for the bias, the
+  // score scale and the rotation, unless they need none of them (T5).
+  const std::size_t element = nn::element_bytes(type);
+  const auto section = [&](std::size_t k) {
+    return static_cast<const char*>(qkv) + k * inner * element;
+  };
+  const nn::OperandStrides in_qkv{3 * inner, shape_.head_dim};
   // T5 folds the scale into its weights.
-  split.query_scale = bias ? 1.0f : 1.0f / std::sqrt(static_cast<float>(shape_.head_dim));
-  split.query = workspace_->at(layout.query);
-  split.key = workspace_->at(layout.key);
-  split.value = workspace_->at(layout.value);
-  split.out_type = type;
-  queued(nn::qkv_bias_rotary(split, stream_), rotary ? "rotary" : "QKV bias");
+  const float query_scale = bias ? 1.0f : 1.0f / std::sqrt(static_cast<float>(shape_.head_dim));
   nn::VarlenAttention attend;
-  attend.query = split.query;
-  attend.key = split.key;
-  attend.value = split.value;
+  attend.value = section(2);
+  attend.value_strides = in_qkv;
+  attend.value_bias = w.qkv_bias ? w.qkv_bias + 2 * inner : nullptr;
+  if (rotary || w.qkv_bias || query_scale != 1.0f) {
+    nn::QkvRotary split;
+    split.qkv = qkv;
+    split.qkv_type = type;
+    split.bias = w.qkv_bias;
+    split.rotate = rotary != nullptr;
+    if (rotary) {
+      split.positions = positions();
+      split.cos = rotary->cos.as<const float>();
+      split.sin = rotary->sin.as<const float>();
+      split.table_positions = rotary->positions;
+    }
+    split.tokens = batch_->tokens;
+    split.heads = shape_.heads;
+    split.head_dim = shape_.head_dim;
+    split.query_scale = query_scale;
+    split.query = workspace_->at(layout.query);
+    split.key = workspace_->at(layout.key);
+    split.out_type = type;
+    queued(nn::qkv_bias_rotary(split, stream_), rotary ? "rotary" : "QKV bias");
+    attend.query = split.query;
+    attend.key = split.key;
+  } else {
+    attend.query = section(0);
+    attend.key = section(1);
+    attend.query_strides = attend.key_strides = in_qkv;
+  }
   attend.in_type = type;
   attend.tiles = workspace_->at<const nn::AttentionTile>(layout.tiles);
   attend.tile_count = workspace_->tile_count();

@@ -64,8 +64,9 @@ class ForwardPass {
   // scaled by head_dim^-0.5.
   void attention(const void* input, const AttentionWeights& w, const RotaryTable* rotary);
   // T5's: no rotation, no score scale (T5 folds it into its weights), the
-  // relative position bias added to the scores. `w.qkv_bias` is zeros and
-  // `w.output_bias` null (T5 has no biases).
+  // relative position bias added to the scores. `w.qkv_bias` and
+  // `w.output_bias` are null (T5 has no biases): attention reads queries,
+  // keys and values straight from the QKV GEMM's output.
   void attention(const void* input, const AttentionWeights& w, const PositionBiasTable& bias);
   // By the shape's FeedForwardKind: residual += down(GELU(up(input) + up
   // bias)) + down bias (ESM-2, BERT); down(ReLU(up(input))) or

@@ -51,15 +51,11 @@ class T5Family final : public GpuFamily {
         num_buckets_(model.config.relative_attention_num_buckets),
         max_distance_(model.config.relative_attention_max_distance),
         relative_attention_bias_(model.relative_attention_bias),
-        zero_qkv_bias_(3 * static_cast<std::size_t>(model.config.inner_dim()), 0.0f),
         layers_(model.layers.size()) {
     const bool gated = model.config.feed_forward == T5FeedForward::gated_gelu;
     WeightPlacer placer(type);
     placer.put(model.token_embeddings, token_embeddings_);
     placer.put(model.final_norm_weight, final_norm_);
-    // One zero bias for every layer's QKV split (the op adds a bias).
-    const float* zero_qkv_bias = nullptr;
-    placer.put(zero_qkv_bias_, zero_qkv_bias);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
       const T5LayerWeights& w = model.layers[i];
       T5DeviceLayer& d = layers_[i];
@@ -73,8 +69,6 @@ class T5Family final : public GpuFamily {
       placer.put_typed(w.output_weight, d.feed_forward.down_weight);
     }
     buffer_ = placer.upload(device_name, stream);
-    for (T5DeviceLayer& d : layers_) d.attention.qkv_bias = zero_qkv_bias;
-    zero_qkv_bias_ = {};
   }
 
   // Relative positions: any length runs (the bias table grows, as ESM-2's
@@ -129,7 +123,6 @@ class T5Family final : public GpuFamily {
   std::size_t heads_;
   int num_buckets_, max_distance_;
   std::vector<float> relative_attention_bias_;  // [num_buckets][heads], host
-  std::vector<float> zero_qkv_bias_;            // until upload
   gpu::DeviceBuffer buffer_;                    // every tensor below points into it
   const float* token_embeddings_ = nullptr;
   const float* final_norm_ = nullptr;

@@ -19,9 +19,10 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens,
   // The QKV and up-projection GEMMs write the compute type: their readers
   // (rotary, GELU) take 16 bits as HF's bf16 pass does, at half the bytes.
   a.qkv = l.add(tokens * 3 * inner * e);
-  a.query = l.add(tokens * inner * e);  // attention's inputs, in the compute type
+  // Attention's rotated queries and keys, in the compute type (it reads the
+  // values from qkv).
+  a.query = l.add(tokens * inner * e);
   a.key = l.add(tokens * inner * e);
-  a.value = l.add(tokens * inner * e);
   a.context = l.add(tokens * inner * e);
   a.inter = l.add(tokens * intermediate * e);  // GELU runs in place
   // T5's gated GELU: the gate GEMM's output, aligned for the GEMM as every
@@ -29,7 +30,7 @@ ActivationLayout lay_out(std::size_t tokens, std::size_t least_sequence_tokens,
   a.gate = shape.feed_forward == FeedForwardKind::gated_gelu ? l.add(tokens * intermediate * e) : 0;
   a.final = l.add(tokens * hidden * f);
   a.max_sequences = tokens / std::max<std::size_t>(least_sequence_tokens, 1) + 1;
-  // A sequence of n tokens has at most n / 64 + 1 tiles, or with a leading
+  // A sequence of n tokens has at most n / kAttentionQueryTile + 1 tiles, or with a leading
   // placeholder (T5) one more.
   a.max_tiles = 2 * a.max_sequences + tokens / nn::kAttentionQueryTile + 1;
   a.meta_begin = l.total();

@@ -22,7 +22,7 @@ namespace seqfuse::models::gpu_embed {
 // Where each activation lives in the arena, for a capacity of `tokens` in
 // sequences of at least `least_sequence_tokens` each (their special tokens).
 struct ActivationLayout {
-  std::size_t residual, normed, qkv, query, key, value, context, inter, final;
+  std::size_t residual, normed, qkv, query, key, context, inter, final;
   std::size_t gate;  // gated GELU's linear side (T5), or 0 (none)
   // Per-batch metadata, uploaded in one copy from a pinned mirror.
   std::size_t ids, positions, scales, offsets, tiles, meta_begin, meta_end;

@@ -45,6 +45,11 @@ struct Batch {
   std::vector<float> bias;
   std::size_t bias_tokens = 0;
   gpu::DeviceBuffer d_query, d_key, d_value, d_tiles, d_out, d_bias;
+  // The same operands as the fused QKV GEMM writes them, [tokens][query,
+  // key, value][heads][head_dim], with a value bias added to the output
+  // (VarlenAttention's strided operands).
+  std::vector<float> value_bias;
+  gpu::DeviceBuffer d_qkv, d_value_bias;
 
   Batch(std::vector<std::size_t> lengths_, std::size_t heads_, std::size_t head_dim_,
         nn::NnType type_, std::mt19937_64& rng, gpu::Stream& stream, bool with_bias = false)
@@ -80,15 +85,40 @@ struct Batch {
       d_bias = gpu::DeviceBuffer(bias.size() * sizeof(float));
       gpu::copy_to_device(d_bias.data(), bias.data(), bias.size() * sizeof(float), stream);
     }
+    const std::size_t e = nn::element_bytes(type), inner = heads * head_dim;
+    std::vector<std::uint8_t> fused(3 * n * e);
+    for (std::size_t t = 0; t < tokens; ++t)
+      for (std::size_t h = 0; h < heads; ++h)
+        for (std::size_t k = 0; k < 3; ++k) {
+          const Typed& from = k == 0 ? query : k == 1 ? key : value;
+          std::memcpy(&fused[((t * 3 + k) * inner + h * head_dim) * e], &from.bytes[at(h, t) * e],
+                      head_dim * e);
+        }
+    upload(d_qkv, fused);
+    std::uniform_real_distribution<float> unit(-2.0f, 2.0f);
+    value_bias.resize(inner);
+    for (float& v : value_bias) v = unit(rng);
+    d_value_bias = gpu::DeviceBuffer(inner * sizeof(float));
+    gpu::copy_to_device(d_value_bias.data(), value_bias.data(), inner * sizeof(float), stream);
     stream.synchronize();
   }
 
   [[nodiscard]] nn::VarlenAttention job(bool tensor_cores,
-                                        nn::MmaLayout layout = nn::MmaLayout::automatic) const {
+                                        nn::MmaLayout layout = nn::MmaLayout::automatic,
+                                        bool fused = false) const {
     nn::VarlenAttention j;
     j.query = d_query.data();
     j.key = d_key.data();
     j.value = d_value.data();
+    if (fused) {
+      const std::size_t e = nn::element_bytes(type), inner = heads * head_dim;
+      const auto* qkv = static_cast<const std::uint8_t*>(d_qkv.data());
+      j.query = qkv;
+      j.key = qkv + inner * e;
+      j.value = qkv + 2 * inner * e;
+      j.query_strides = j.key_strides = j.value_strides = {3 * inner, head_dim};
+      j.value_bias = d_value_bias.as<const float>();
+    }
     j.in_type = type;
     j.tiles = d_tiles.as<const nn::AttentionTile>();
     j.tile_count = tiles.size();
@@ -122,7 +152,7 @@ double attention_tolerance(nn::NnType type, std::size_t head_dim) {
   return type == nn::NnType::bf16 ? 1.2e-2 : 1.5e-3;
 }
 
-double worst_error(const Batch& b, const std::vector<std::uint8_t>& out) {
+double worst_error(const Batch& b, const std::vector<std::uint8_t>& out, bool fused) {
   double worst = 0, value_max = 0;
   for (const double v : b.value.values) value_max = std::max(value_max, std::abs(v));
   const std::size_t d = b.head_dim, e = nn::element_bytes(b.type);
@@ -155,17 +185,19 @@ double worst_error(const Batch& b, const std::vector<std::uint8_t>& out) {
           // Output layout: [tokens][heads x head_dim].
           const double got = read_typed(b.type, out.data() + ((qt * b.heads + h) * d + c) * e);
           if (std::isnan(got)) return std::nan("");
-          worst = std::max(worst, std::abs(got - expected[c] / sum));
+          const double bias = fused ? b.value_bias[h * d + c] : 0.0;
+          worst = std::max(worst, std::abs(got - (expected[c] / sum + bias)));
         }
       }
   return worst / value_max;
 }
 
 std::vector<std::uint8_t> run_attention(const Batch& b, bool tensor_cores, nn::MmaLayout layout,
-                                        gpu::Stream& stream) {
+                                        bool fused, gpu::Stream& stream) {
   const std::size_t bytes = b.heads * b.tokens * b.head_dim * nn::element_bytes(b.type);
   gpu::fill_device(b.d_out.data(), 0xff, bytes, stream);  // NaN in every type
-  REQUIRE(nn::varlen_attention(b.job(tensor_cores, layout), stream) == gpu::Status::kSuccess);
+  REQUIRE(nn::varlen_attention(b.job(tensor_cores, layout, fused), stream) ==
+          gpu::Status::kSuccess);
   std::vector<std::uint8_t> out(bytes);
   gpu::copy_to_host(out.data(), b.d_out.data(), bytes, stream);
   stream.synchronize();
@@ -197,14 +229,23 @@ void check_against_reference(std::vector<std::size_t> lengths, bool position_bia
                                                  {true, nn::MmaLayout::warps8_rows16},
                                                  {true, nn::MmaLayout::warps4_rows32},
                                                  {false, nn::MmaLayout::automatic}}) {
-        const nn::AttentionKernel kernel = nn::attention_kernel_for(batch.job(tensor_cores));
-        INFO(what << type_name(type) << " head_dim " << head_dim << " on " << nn::to_string(kernel)
-                  << ", layout " << nn::to_string(layout));
-        const double error = worst_error(batch, run_attention(batch, tensor_cores, layout, stream));
-        std::cout << what << type_name(type) << " head_dim " << head_dim << " on "
-                  << nn::to_string(kernel) << " (" << nn::to_string(layout) << "): worst error "
-                  << error << " x max|v|\n";
-        CHECK(error <= tolerance);  // false for NaN
+        // Head-major operands, then the fused QKV layout with a value bias.
+        for (const bool fused : {false, true}) {
+          const nn::AttentionKernel kernel =
+              nn::attention_kernel_for(batch.job(tensor_cores, layout, fused));
+          INFO(what << type_name(type) << " head_dim " << head_dim << " on "
+                    << nn::to_string(kernel) << ", layout " << nn::to_string(layout)
+                    << (fused ? ", fused QKV" : ""));
+          const double error =
+              worst_error(batch, run_attention(batch, tensor_cores, layout, fused, stream), fused);
+          std::cout << what << type_name(type) << " head_dim " << head_dim << " on "
+                    << nn::to_string(kernel) << " (" << nn::to_string(layout)
+                    << (fused ? ", fused QKV" : "") << "): worst error " << error << " x max|v|\n";
+          CHECK(error <= tolerance);  // false for NaN
+          // Both layouts of 16-bit operands are aligned for the tensor cores.
+          if (tensor_cores && type != nn::NnType::f32)
+            CHECK(kernel == nn::attention_kernel_for(batch.job(true)));
+        }
       }
     }
   }
