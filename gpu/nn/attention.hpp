@@ -21,9 +21,10 @@ namespace seqfuse::gpu::nn {
 
 // Query rows per tile. A thread block of the tensor-core kernel takes one
 // tile of one head (or half of one: MmaLayout); the CUDA-core kernel's
-// blocks take half a tile each. 128 rows share each key and value tile
-// loaded from L2: with 64, the kernel was bound by L2 throughput (ncu, ESM-2
-// 650M shape on an H100: L2 72 % busy, issue slots 50 %; run 34).
+// blocks take half a tile each. With 128 rows a block, each key and value
+// tile read from L2 serves twice the products (ncu, ESM-2 650M shape on an
+// H100: 105 M L2 sectors against 171 M), though L2 turned out not to be the
+// kernel's bound: dependency latency at 25 % occupancy is (run 34).
 inline constexpr std::size_t kAttentionQueryTile = 128;
 
 // A tile of query rows of one sequence: rows [first_query, first_query +
