@@ -25,11 +25,13 @@
 // softmax's exponent per pair.
 #include <cmath>
 
+// First: HIP builds get __host__ and __device__ from it (nvcc knows them).
+#include "gpu/vendor.cuh"
+
 #include "gpu/nn/attention.hpp"
 #include "gpu/nn/attention_operands.cuh"
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/mma.cuh"
-#include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
