@@ -1,13 +1,11 @@
 // Variable-length self-attention on tensor cores (NVIDIA sm_80+, 16-bit
-// inputs), FlashAttention-2 style: a block takes one tile of 64 query rows
-// of one head (attention.hpp's MmaLayout: 8 warps of 16 rows, 4 of 32, or
-// 4 of 16 taking half a tile; with 32 rows, kMTiles = 2 m16 row tiles, each
-// key or value fragment read from shared memory feeds two products); the
-// more rows a block has, the less L2 traffic its key and value tiles cost
-// per product. Key and value tiles of 64
-// pass through shared memory; S = Q K^T and O += P V are mma.sync m16n8k16
-// products with fp32 accumulators, and the online softmax runs on S in
-// registers. P is rounded to the input type to feed P V (as every 16-bit
+// inputs), FlashAttention-2 style: a block takes one 128-row query tile of
+// one head, or half of one (attention.hpp's MmaLayout: 8 warps of 16 rows,
+// 4 of 32, or 4 of 16 on half a tile; with 32 rows, kMTiles = 2 m16 row
+// tiles, and each key or value fragment read from shared memory feeds two
+// products). Key and value tiles of 64 pass through shared memory; S = Q K^T
+// and O += P V are mma.sync m16n8k16 products with fp32 accumulators, and
+// the online softmax runs on S in registers. P is rounded to the input type to feed P V (as every 16-bit
 // FlashAttention does); the row sums use the unrounded fp32 P.
 //
 // Loads overlap the products (cp.async): the next key tile is fetched while
