@@ -5,8 +5,9 @@
 // tiles, and each key or value fragment read from shared memory feeds two
 // products). Key and value tiles of 64 pass through shared memory; S = Q K^T
 // and O += P V are mma.sync m16n8k16 products with fp32 accumulators, and
-// the online softmax runs on S in registers. P is rounded to the input type to feed P V (as every 16-bit
-// FlashAttention does); the row sums use the unrounded fp32 P.
+// the online softmax runs on S in registers. P is rounded to the input
+// type to feed P V (as every 16-bit FlashAttention does); the row sums use
+// the unrounded fp32 P.
 //
 // Loads overlap the products (cp.async): the next key tile is fetched while
 // the softmax and P V of this one run, the next value tile while the next
