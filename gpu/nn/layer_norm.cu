@@ -3,21 +3,15 @@
 #include "gpu/nn/launch.cuh"
 #include "gpu/nn/layer_norm.hpp"
 #include "gpu/nn/nn_math.hpp"
+#include "gpu/nn/warp_rows.cuh"
 #include "gpu/vendor.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
 
-// One warp per row: ESM-2 rows are 320 to 2,560 floats, a few dozen per
-// lane, so the statistics need only register sums and a shuffle tree (a
-// block per row spent most of its time in barriers).
+// One warp per row (warp_rows.cuh): ESM-2 rows are 320 to 2,560 floats, a
+// few dozen per lane.
 constexpr unsigned kThreads = 256;
-
-// Sum of every lane's `value` over the warp, returned to all lanes.
-__device__ double warp_sum(double value) {
-  for (int mask = warp_size() / 2; mask > 0; mask /= 2) value += warp_shuffle_xor(value, mask);
-  return value;
-}
 
 // kWriteBack (post-LN blocks): the normed row replaces the residual row and
 // `out` (may be null) gets a copy in its type.
@@ -25,11 +19,8 @@ template <class Out, bool kWriteBack = false>
 static __global__ void __launch_bounds__(kThreads)
     add_layer_norm_kernel(float* residual, const float* delta, std::size_t rows, std::size_t hidden,
                           const float* weight, const float* bias, double eps, Out* out) {
-  const unsigned lanes = static_cast<unsigned>(warp_size());
-  const std::size_t row =
-      static_cast<std::size_t>(blockIdx.x) * (kThreads / lanes) + threadIdx.x / lanes;
+  const auto [row, lane, lanes] = warp_row<kThreads>();
   if (row >= rows) return;  // the whole warp leaves together
-  const unsigned lane = threadIdx.x % lanes;
   float* x = residual + row * hidden;
   // Each lane touches the same columns in every pass, so its own writes
   // to x are what it reads back.
@@ -82,17 +73,14 @@ __device__ __forceinline__ void store4(Out* at, float a, float b, float c, float
 // HBM's bandwidth (ESM-2 650M, H100: 271 ms of LayerNorm in a 2.4 s forward
 // pass against a 126 ms floor; run 34). kVectors float4 per lane cover rows
 // of up to 4 x lanes x kVectors floats; hidden must be a multiple of 4 and
-// the rows 16-byte aligned (vector_layer_norm_fits).
+// the rows 16-byte aligned (launch_add_layer_norm checks).
 template <class Out, bool kWriteBack, int kVectors>
 static __global__ void __launch_bounds__(kThreads)
     add_layer_norm_vector_kernel(float* residual, const float* delta, std::size_t rows,
                                  std::size_t hidden, const float* weight, const float* bias,
                                  double eps, Out* out) {
-  const unsigned lanes = static_cast<unsigned>(warp_size());
-  const std::size_t row =
-      static_cast<std::size_t>(blockIdx.x) * (kThreads / lanes) + threadIdx.x / lanes;
+  const auto [row, lane, lanes] = warp_row<kThreads>();
   if (row >= rows) return;  // the whole warp leaves together
-  const unsigned lane = threadIdx.x % lanes;
   const unsigned vectors = static_cast<unsigned>(hidden / 4);
   auto* x = reinterpret_cast<float4*>(residual + row * hidden);
   const auto* dx = delta ? reinterpret_cast<const float4*>(delta + row * hidden) : nullptr;

@@ -3,28 +3,21 @@
 #include "gpu/nn/rms_norm.hpp"
 // After vendor.cuh (nn_math.hpp says why).
 #include "gpu/nn/nn_math.hpp"
+#include "gpu/nn/warp_rows.cuh"
 
 namespace seqfuse::gpu::nn {
 namespace {
 
-// One warp per row, as layer_norm.cu (ProtT5-XL rows are 1,024 floats, 32
-// per lane): register sums and a shuffle tree, no barriers.
+// One warp per row (warp_rows.cuh): ProtT5-XL rows are 1,024 floats, 32 per
+// lane.
 constexpr unsigned kThreads = 256;
-
-__device__ double warp_sum(double value) {
-  for (int mask = warp_size() / 2; mask > 0; mask /= 2) value += warp_shuffle_xor(value, mask);
-  return value;
-}
 
 template <class Out>
 static __global__ void __launch_bounds__(kThreads)
     rms_norm_kernel(const float* x, std::size_t rows, std::size_t hidden, const float* weight,
                     double eps, Out* out) {
-  const unsigned lanes = static_cast<unsigned>(warp_size());
-  const std::size_t row =
-      static_cast<std::size_t>(blockIdx.x) * (kThreads / lanes) + threadIdx.x / lanes;
+  const auto [row, lane, lanes] = warp_row<kThreads>();
   if (row >= rows) return;  // the whole warp leaves together
-  const unsigned lane = threadIdx.x % lanes;
   const float* in = x + row * hidden;
   double squares = 0;
   for (std::size_t c = lane; c < hidden; c += lanes) {
