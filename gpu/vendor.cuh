@@ -30,6 +30,7 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = hipErrorOutOfMemory;
 #define gpuGetDeviceProperties hipGetDeviceProperties
 #define gpuSetDevice hipSetDevice
 #define gpuGetDevice hipGetDevice
+#define gpuDeviceReset hipDeviceReset
 #define gpuMemGetInfo hipMemGetInfo
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
@@ -85,6 +86,7 @@ inline constexpr gpuError_t gpuErrorMemoryAllocation = cudaErrorMemoryAllocation
 #define gpuGetDeviceProperties cudaGetDeviceProperties
 #define gpuSetDevice cudaSetDevice
 #define gpuGetDevice cudaGetDevice
+#define gpuDeviceReset cudaDeviceReset
 #define gpuMemGetInfo cudaMemGetInfo
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree

@@ -5,7 +5,8 @@
 # files each run, SEQFUSE_TRACE on; fastp -w THREADS once beside them for the
 # ratio, and `seqfuse --version` (the process's start and end without a run).
 # A variant is `base` (nothing added), NAME=VALUE (an environment setting) or
-# a --option (added to the command line), e.g.
+# a --option (added to the command line), or `baseline` (bundle/baseline/seqfuse,
+# an older build carried beside the new one), e.g.
 #   VARIANTS="base SEQFUSE_TRIM_DUP_POPULATE=0 --dont_eval_duplication"
 # (default: the GPU host waits, SEQFUSE_GPU_WAIT unset, block, yield, spin).
 # Every output must equal the first run's, unless its option changes reads.
@@ -56,15 +57,16 @@ declare -A times
 for round in $(seq "$rounds"); do
   for variant in $variants; do
     rm -f o1.fq o2.fq
-    env_args=() cli_args=()
+    env_args=() cli_args=() bin=$sf
     case $variant in
       base) ;;
+      baseline) bin=$repo/bundle/baseline/seqfuse ;;
       --*) cli_args=("$variant") ;;
       *=*) env_args=("$variant") ;;
       *) echo "unknown variant $variant" >&2; exit 2 ;;
     esac
     t0=$(ms)
-    env "${env_args[@]}" SEQFUSE_TRACE=1 "$sf" fastq-trim --quiet --device gpu -w "$threads" \
+    env "${env_args[@]}" SEQFUSE_TRACE=1 "$bin" fastq-trim --quiet --device gpu -w "$threads" \
       -i r1.fq -I r2.fq -o o1.fq -O o2.fq -j /dev/null -h /dev/null "${cli_args[@]}" 2>"trace.txt" ||
       { echo "FAIL: $variant" | tee -a "$log"; failures=$((failures + 1)); }
     t=$(($(ms) - t0))
@@ -75,7 +77,7 @@ for round in $(seq "$rounds"); do
       "$(grep -o "workers' thread-seconds: parsing.*" trace.txt);" \
       "exit at $exit_s s, wall minus exit $(awk -v w="$t" -v e="${exit_s:-0}" 'BEGIN {printf "%.0f", w - 1000 * e}') ms" |
       tee -a "$log"
-    grep "gpu:0: workers" trace.txt >>"$log"
+    grep "gpu:0: workers\|fastq-trim: \(writer\|reads trimmed\|devices\|counts\|JSON\|HTML\|outputs\)" trace.txt >>"$log"
     if [ ! -f ref1.fq ]; then
       mv o1.fq ref1.fq && mv o2.fq ref2.fq
     elif [[ $variant != --* ]] && { ! cmp -s o1.fq ref1.fq || ! cmp -s o2.fq ref2.fq; }; then

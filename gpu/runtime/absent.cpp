@@ -27,6 +27,7 @@ std::string device_name(int) {
 void use_device(int) {
   no_backend();
 }
+void end_device(int) noexcept {}
 void set_host_wait(HostWait) {}
 int current_device() {
   no_backend();

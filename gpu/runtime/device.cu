@@ -94,6 +94,10 @@ void use_device(int index) {
   GPU_CHECK(gpuSetDevice(index));
 }
 
+void end_device(int index) noexcept {
+  if (gpuSetDevice(index) == gpuSuccess) (void)gpuDeviceReset();
+}
+
 void set_host_wait(HostWait wait) {
   unsigned flags = gpuDeviceScheduleAuto;
   switch (wait) {
