@@ -5,11 +5,7 @@
 // seconds on the process's own clock (from main), then exits with _Exit as
 // seqfuse does. Run it under an outer clock to get the teardown:
 //   nvcc -O2 -o /tmp/probe-cuda-start scripts/probe-cuda-start.cu
-//   t0=$(date +%s%N); /tmp/probe-cuda-start [PINNED_MIB [end]]; t1=$(date +%s%N)
-// With `end`, a thread resets the device (cudaDeviceReset) before the exit,
-// as fastq-trim ends its devices while it writes its reports: the line then
-// says how long the reset took, and the outer clock whether the exit got
-// shorter by as much.
+//   t0=$(date +%s%N); /tmp/probe-cuda-start [PINNED_MIB]; t1=$(date +%s%N)
 // (wall minus the printed "exit at" is the loader before main plus the
 // teardown; `seqfuse --version` on the same machine bounds the former).
 #include <cuda_runtime.h>
@@ -17,8 +13,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -54,12 +48,6 @@ int main(int argc, char** argv) {
     check(cudaMemcpy(pinned[0], device, std::size_t{16} << 20, cudaMemcpyDeviceToHost),
           "cudaMemcpy");
   const double used = now();
-  double ended = used;
-  if (argc > 2 && std::strcmp(argv[2], "end") == 0) {
-    std::thread([] { (void)cudaDeviceReset(); }).join();
-    ended = now();
-  }
-  std::printf("device reset took %.3f s; ", ended - used);
   std::printf("devices %d; driver started at %.3f s, context at %.3f s, 1 GiB device memory at %.3f s, "
               "%zu MiB pinned at %.3f s, first copy at %.3f s; exit at %.3f s\n",
               count, driver, context, device_memory, pinned_mib, host_memory, used, now());

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -128,14 +127,6 @@ MappedRegularFile::MappedRegularFile(MappedRegularFile&& other) noexcept
 
 void MappedRegularFile::advise(int advice) const noexcept {
   if (data_ != nullptr) (void)::madvise(const_cast<char*>(data_), size_, advice);
-}
-
-void MappedRegularFile::drop_done(std::size_t from, std::size_t end) const noexcept {
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  // The mapping starts on a page.
-  const std::size_t begin = from / page * page, stop = std::min(end, size_) / page * page;
-  if (data_ != nullptr && stop > begin)
-    (void)::madvise(const_cast<char*>(data_) + begin, stop - begin, MADV_DONTNEED);
 }
 
 }  // namespace seqfuse

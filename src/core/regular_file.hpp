@@ -58,12 +58,6 @@ class MappedRegularFile {
   // madvise(2) over the whole mapping (MADV_SEQUENTIAL before a scan,
   // MADV_RANDOM for lookups); a hint, never fails.
   void advise(int advice) const noexcept;
-  // For a scan done with every byte before `end`: gives back the pages from
-  // the one holding byte `from` to the last one wholly before `end` (madvise
-  // MADV_DONTNEED), so that they leave while the scan runs rather than all
-  // at once when the mapping ends. A read there maps the file's bytes
-  // again, and an edited page's own copy is gone.
-  void drop_done(std::size_t from, std::size_t end) const noexcept;
 
  private:
   const char* data_ = nullptr;

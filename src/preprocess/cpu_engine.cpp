@@ -244,7 +244,7 @@ class CpuTrimEngine final : public TrimEngine {
     if (cut.kind != 0) {
       counts.adapter_trimmed_reads += static_cast<std::uint64_t>(cut.reads);
       counts.adapter_trimmed_bases += static_cast<std::uint64_t>(cut.length);
-      if (cut.length > 0) ++seen[adapter_cut_sequence(cut, r.seq, adapter)];
+      if (cut.length > 0) count_adapter(seen, adapter_cut_sequence(cut, r.seq, adapter));
     }
     if (ev.polyx_base >= 0) {
       const std::size_t slot = polyx_slot(ev.polyx_base);

@@ -89,14 +89,6 @@ FastqSlicer::FastqSlicer(const std::string& path, bool map_plain_files) : input_
     mapped_at_ = kBom.size();
 }
 
-void FastqSlicer::drop_before(std::size_t offset) noexcept {
-  // SEQFUSE_TRIM_KEEP_INPUT keeps it all to the end (a measuring knob).
-  static const bool keep = std::getenv("SEQFUSE_TRIM_KEEP_INPUT") != nullptr;
-  if (!mapped_ || keep || offset <= dropped_) return;
-  mapped_->drop_done(dropped_, offset);
-  dropped_ = offset;
-}
-
 bool FastqSlicer::read_more(io::TextBuffer& text, std::size_t wanted) {
   if (at_end_ || mapped_) return false;  // a mapped chunk holds the whole rest of the file
   const std::size_t size = text.size();

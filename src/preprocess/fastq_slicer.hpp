@@ -45,14 +45,6 @@ class FastqSlicer {
   // as long as this slicer.
   std::size_t slice(ReadChunk& chunk, std::size_t records, std::size_t max_bytes);
 
-  // Where the next chunk starts in a mapped input (0 when it is read).
-  [[nodiscard]] std::size_t position() const noexcept { return mapped_at_; }
-  // The bytes of a mapped input before `offset` (a position() taken when no
-  // chunk still in use had begun) leave the process now: 2.6 GB of mapped
-  // input otherwise left it all at once at the exit, after the outputs were
-  // committed (issue 17). Nothing for read input.
-  void drop_before(std::size_t offset) noexcept;
-
   // True when the input is mapped rather than read (for tests and traces).
   [[nodiscard]] bool mapped() const noexcept { return mapped_ != nullptr; }
 
@@ -65,7 +57,6 @@ class FastqSlicer {
   io::CompressedInput input_;
   std::unique_ptr<MappedRegularFile> mapped_;  // plain regular files
   std::size_t mapped_at_ = 0;                  // the next chunk's start in the mapping
-  std::size_t dropped_ = 0;                    // drop_before: the mapping is given back to here
   std::string carry_;  // read input: bytes past the last cut, the next chunk's start
   bool at_end_ = false;
   std::uint64_t records_ = 0;

@@ -290,7 +290,7 @@ class GpuTrimEngine final : public TrimEngine {
       kernel::AdapterCutEntry e;
       std::memcpy(&e, entries + k * sizeof(e), sizeof(e));
       AdapterCounts& seen = e.side == 0 ? tally.counts.adapters_read1 : tally.counts.adapters_read2;
-      ++seen[std::string(cut_bytes + e.offset, e.length)];
+      count_adapter(seen, std::string_view(cut_bytes + e.offset, e.length));
     }
     for (int side = 0; side < sides; ++side) {
       for (const FastqRecord& r : chunk[side]->records) {

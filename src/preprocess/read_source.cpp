@@ -3,7 +3,6 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
-#include <utility>
 
 #include "core/error.hpp"
 
@@ -102,11 +101,6 @@ std::size_t ReadSource::records_wanted() const {
 // Sliced: read 1 cuts its chunks (a count of records, or fewer when long reads
 // reach kChunkBytes) and read 2 follows with the same counts on a thread of its own.
 std::size_t ReadSource::slice_group(std::vector<Slot>& group, std::exception_ptr& after) {
-  // The run trims a group while the next one is read (trim_run.cpp), so
-  // when this group is read the one before the last is done with: its
-  // input leaves the process (FastqSlicer::drop_before).
-  slicer1_->drop_before(std::exchange(last_group_start_[0], slicer1_->position()));
-  if (slicer2_) slicer2_->drop_before(std::exchange(last_group_start_[1], slicer2_->position()));
   Published published;
   std::future<void> mates;
   if (slicer2_) mates = std::async(std::launch::async, [&] { slice_mates(group, published); });

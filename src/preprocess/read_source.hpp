@@ -39,8 +39,6 @@ class ReadSource {
   [[nodiscard]] bool paired() const { return interleaved_ || has_second_file_; }
 
   // Fills the group's slots from the front; returns how many got records.
-  // The groups filled by the calls before the last one must be done with:
-  // a mapped input's bytes under them are given back (drop_before).
   // An error that belongs after every record of this group (read 1 ended
   // where read 2 goes on) comes back in `after`, to be thrown once the
   // group's own records have been checked.
@@ -72,7 +70,6 @@ class ReadSource {
   std::unique_ptr<FastqRecordReader> reader1_, reader2_;
   // ... or sliced.
   std::unique_ptr<FastqSlicer> slicer1_, slicer2_;
-  std::size_t last_group_start_[2] = {0, 0};  // where the last group began in each input
   std::uint64_t records_ = 0;
 };
 

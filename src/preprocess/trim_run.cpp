@@ -546,7 +546,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
 
   TrimTally total(glance1.read_length, length2);
   TrimSummary summary;
-  for (const TrimTally& t : tallies) total.merge(t);
+  for (TrimTally& t : tallies) total.merge(std::move(t));
   trace("fastq-trim: counts merged");
   summary.reads_in = total.reads_in;
   summary.bases_in = total.bases_in;

@@ -667,3 +667,60 @@ TEST_CASE("JSON report equals fastp's: varied lengths, N, lower case, repeats; n
   std::ofstream(dir.file("empty.fq")).flush();  // no reads: 0 cycles, rates 0
   compare_with_fastp(dir.file("empty.fq").string(), "");
 }
+
+// Adapter sequences as fastp's reports list them: each making at least 1 %
+// of those cut, shorter first, then the rest as one count ("others" in the
+// JSON, a row in the HTML). The workers' counts merge alike whether their
+// sequences are copied or moved over.
+TEST_CASE("adapter sequences: listed at 1 %, the rest as one; merged by copy or by move",
+          "[preprocess][report]") {
+  std::mt19937 rng(20261127);
+  std::vector<FilterCounts> workers(5);
+  FilterCounts whole;
+  for (int i = 0; i < 4000; ++i) {
+    // A few frequent sequences, and a long tail of one-off ones.
+    std::string sequence = i % 4 == 0 ? std::string("AGATCGGAAGAGC").substr(0, 3 + rng() % 4)
+                                      : std::to_string(rng());
+    count_adapter(workers[rng() % workers.size()].adapters_read1, sequence);
+    count_adapter(whole.adapters_read1, sequence);
+  }
+  FilterCounts copied, moved;
+  for (const FilterCounts& w : workers) copied.merge(w);
+  for (FilterCounts& w : workers) moved.merge(std::move(w));
+  CHECK(copied.adapters_read1 == whole.adapters_read1);
+  CHECK(moved.adapters_read1 == whole.adapters_read1);
+
+  const AdapterListing listing = list_adapters(whole.adapters_read1);
+  CHECK(listing.total == 4000);
+  std::uint64_t listed = 0;
+  REQUIRE(listing.listed.size() == 4);
+  for (std::size_t k = 0; k < listing.listed.size(); ++k) {
+    const auto& [sequence, n] = listing.listed[k];
+    CHECK(sequence == std::string_view("AGATCG").substr(0, 3 + k));  // shorter first
+    CHECK(n * 100 >= listing.total);
+    listed += n;
+  }
+  CHECK(listing.others == 4000 - listed);
+
+  FilterCounts c;
+  c.adapters_read1 = whole.adapters_read1;
+  ReadStats stats(8);
+  FastpReport r{
+      .read1_before = &stats, .read1_after = &stats, .counts = &c, .adapter_cutting = true};
+  std::ostringstream html;
+  write_fastp_html(r, html);
+  CHECK_THAT(html.str(), Catch::Contains("<code>AGAT</code>"));
+  CHECK_THAT(html.str(), Catch::Contains("<tr><td>other adapter sequences</td>"));
+  CHECK_THAT(html.str(), !Catch::Contains("all adapter sequences"));
+  const auto json = nlohmann::json::parse(json_text(r));
+  CHECK(json["adapter_cutting"]["read1_adapter_counts"]["others"] == listing.others);
+  CHECK(json["adapter_cutting"]["read1_adapter_counts"].size() == 5);
+
+  // None at 1 %: one row for all of them.
+  c.adapters_read1.clear();
+  for (int i = 0; i < 200; ++i) count_adapter(c.adapters_read1, std::to_string(i));
+  std::ostringstream spread;
+  write_fastp_html(r, spread);
+  CHECK_THAT(spread.str(), Catch::Contains("<tr><td>all adapter sequences</td>"));
+  CHECK_THAT(spread.str(), !Catch::Contains("<tr><td><code>"));
+}

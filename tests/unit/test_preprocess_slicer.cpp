@@ -211,33 +211,3 @@ TEST_CASE("a mapped input is sliced without copying and never written", "[prepro
   const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(after == text);
 }
-
-// fastq-trim gives a mapped input's pages back as it goes (drop_before).
-// Here each chunk gives back everything before its own start once its
-// qualities were converted in place (phred64's edits, on private copies of
-// the pages): were a page of the chunk given back, its edits would be lost
-// and the qualities would read as phred+64 again.
-TEST_CASE("a mapped input given back behind the reading keeps every chunk's bytes",
-          "[preprocess][slicer]") {
-  TempDir dir;
-  std::mt19937 rng(20261127);
-  const std::string path = dir.file("r.fq").string();
-  std::ofstream(path, std::ios::binary) << random_fastq(rng, 3000, 150, 200);  // ~0.5 MB
-  const Parsed serial = read_serially(path, true);
-  REQUIRE(serial.error.empty());
-  for (const std::size_t records : {std::size_t{1}, std::size_t{13}, std::size_t{400}}) {
-    INFO(records << " records a chunk");
-    FastqSlicer slicer(path);
-    REQUIRE(slicer.mapped());
-    Parsed sliced;
-    ReadChunk chunk;
-    for (;;) {
-      const std::size_t start = slicer.position();
-      if (slicer.slice(chunk, records, std::size_t{1} << 30) == 0) break;
-      parse_records(chunk, slicer.display_name(), true);
-      slicer.drop_before(start);
-      add(sliced, chunk);
-    }
-    CHECK(sliced.fields == serial.fields);
-  }
-}

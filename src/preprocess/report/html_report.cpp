@@ -131,19 +131,24 @@ void write_filtering(std::ostream& out, const FastpReport& r) {
   out << "</table>\n";
 }
 
+// As fastp's page: the sequences list_adapters lists, then one row for the
+// rest ("all adapter sequences" when none is listed).
 void adapter_table(std::ostream& out, const std::string& heading, const AdapterCounts& counts) {
-  std::uint64_t total = 0;
-  for (const auto& entry : counts) total += entry.second;
+  const AdapterListing listing = list_adapters(counts);
   out << "<h3>" << html_escaped(heading) << "</h3>\n";
-  if (total == 0) {
+  if (listing.total == 0) {
     out << "<p class='note'>none trimmed</p>\n";
     return;
   }
+  const auto occurrences = [&](std::uint64_t n) {
+    return "<td class='n'>" + grouped(n) + " (" + percent(n, listing.total) + ")</td></tr>\n";
+  };
   out << "<table>\n<tr><th>sequence</th><th>occurrences</th></tr>\n";
-  for (const auto& [sequence, n] : counts) {
-    out << "<tr><td><code>" << html_escaped(sequence) << "</code></td><td class='n'>" << grouped(n)
-        << " (" << percent(n, total) << ")</td></tr>\n";
-  }
+  for (const auto& [sequence, n] : listing.listed)
+    out << "<tr><td><code>" << html_escaped(std::string(sequence)) << "</code></td>" << occurrences(n);
+  if (listing.others > 0)
+    out << "<tr><td>" << (listing.listed.empty() ? "all" : "other") << " adapter sequences</td>"
+        << occurrences(listing.others);
   out << "</table>\n";
 }
 

@@ -79,22 +79,15 @@ void write_insert_sizes(std::ostream& o, const FastpReport& r) {
   o << "\t}," << kEol;
 }
 
-// fastp lists adapters making at least 1% of all trimmed ones, shorter
-// first, and the rest as "others".
+// list_adapters' sequences, then "others".
 void write_adapter_counts(std::ostream& o, const AdapterCounts& counts) {
-  std::uint64_t total = 0;
-  for (const auto& entry : counts) total += entry.second;
-  if (total == 0) return;
-  constexpr double kReportThreshold = 0.01;
+  const AdapterListing listing = list_adapters(counts);
   bool first = true;
-  std::uint64_t reported = 0;
-  for (const auto& [sequence, n] : counts) {
-    if (static_cast<double>(n) / static_cast<double>(total) < kReportThreshold) continue;
+  for (const auto& [sequence, n] : listing.listed) {
     o << (first ? "" : ", ") << "\"" << sequence << "\":" << n;
     first = false;
-    reported += n;
   }
-  if (total > reported) o << (first ? "" : ", ") << "\"others\":" << total - reported;
+  if (listing.others > 0) o << (first ? "" : ", ") << "\"others\":" << listing.others;
 }
 
 void write_adapters(std::ostream& o, const FastpReport& r) {
