@@ -104,8 +104,10 @@ struct FilterCounts {
 
   void merge(const FilterCounts& other) {
     add_numbers(other);
-    for (const auto& [sequence, n] : other.adapters_read1) count_adapter(adapters_read1, sequence, n);
-    for (const auto& [sequence, n] : other.adapters_read2) count_adapter(adapters_read2, sequence, n);
+    for (const auto& [sequence, n] : other.adapters_read1)
+      count_adapter(adapters_read1, sequence, n);
+    for (const auto& [sequence, n] : other.adapters_read2)
+      count_adapter(adapters_read2, sequence, n);
   }
   // The same, taking the other's adapter sequences over as they stand (the
   // map nodes spliced): no string is copied or allocated. Copying them, in

@@ -679,8 +679,8 @@ TEST_CASE("adapter sequences: listed at 1 %, the rest as one; merged by copy or 
   FilterCounts whole;
   for (int i = 0; i < 4000; ++i) {
     // A few frequent sequences, and a long tail of one-off ones.
-    std::string sequence = i % 4 == 0 ? std::string("AGATCGGAAGAGC").substr(0, 3 + rng() % 4)
-                                      : std::to_string(rng());
+    std::string sequence =
+        i % 4 == 0 ? std::string("AGATCGGAAGAGC").substr(0, 3 + rng() % 4) : std::to_string(rng());
     count_adapter(workers[rng() % workers.size()].adapters_read1, sequence);
     count_adapter(whole.adapters_read1, sequence);
   }

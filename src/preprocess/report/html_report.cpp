@@ -145,7 +145,8 @@ void adapter_table(std::ostream& out, const std::string& heading, const AdapterC
   };
   out << "<table>\n<tr><th>sequence</th><th>occurrences</th></tr>\n";
   for (const auto& [sequence, n] : listing.listed)
-    out << "<tr><td><code>" << html_escaped(std::string(sequence)) << "</code></td>" << occurrences(n);
+    out << "<tr><td><code>" << html_escaped(std::string(sequence)) << "</code></td>"
+        << occurrences(n);
   if (listing.others > 0)
     out << "<tr><td>" << (listing.listed.empty() ? "all" : "other") << " adapter sequences</td>"
         << occurrences(listing.others);
