@@ -60,18 +60,18 @@ struct TrimTally {
   ReadStats before1, after1, before2, after2;
   std::uint64_t reads_in = 0, bases_in = 0, reads_out = 0, bases_out = 0;
 
-  // A worker's tally after the run: its adapter sequences are moved over.
-  void merge(TrimTally&& other) {
-    counts.merge(std::move(other.counts));
-    add_stats(other);
-  }
   void merge(const TrimTally& other) {
     counts.merge(other.counts);
-    add_stats(other);
+    merge_stats(other);
+  }
+  // All but the adapter sequences (FilterCounts::merge_numbers).
+  void merge_numbers(const TrimTally& other) {
+    counts.merge_numbers(other.counts);
+    merge_stats(other);
   }
 
  private:
-  void add_stats(const TrimTally& other) {
+  void merge_stats(const TrimTally& other) {
     before1.merge(other.before1);
     after1.merge(other.after1);
     before2.merge(other.before2);

@@ -4,7 +4,6 @@
 // and HTML reports read them (json_report.hpp, html_report.hpp).
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -38,9 +37,8 @@ struct ShorterFirst {
 };
 // The adapter sequences cut and how often each was, hashed: nearly every
 // read that runs past its insert cuts a sequence of its own, so a run of a
-// few million pairs counts tens of thousands of them (an ordered map took
-// 45-56 ms just to merge the workers' counts, run 35a). Reports order
-// them (list_adapters).
+// few million pairs counts tens of thousands of them. Reports order them
+// (adapter_listing.hpp).
 struct SequenceHash {
   using is_transparent = void;  // looked up by string_view, no string made
   std::size_t operator()(std::string_view s) const noexcept {
@@ -53,28 +51,6 @@ inline void count_adapter(AdapterCounts& counts, std::string_view sequence, std:
     found->second += n;
   else
     counts.emplace(sequence, n);
-}
-
-// What fastp's reports list of the adapter sequences cut (its JSON and its
-// HTML alike): each making at least 1 % of all those cut, shorter first,
-// then in byte order, and the rest as one count.
-struct AdapterListing {
-  std::vector<std::pair<std::string_view, std::uint64_t>> listed;
-  std::uint64_t total = 0, others = 0;
-};
-[[nodiscard]] inline AdapterListing list_adapters(const AdapterCounts& counts) {
-  constexpr double kReportThreshold = 0.01;
-  AdapterListing listing;
-  for (const auto& entry : counts) listing.total += entry.second;
-  listing.others = listing.total;
-  for (const auto& [sequence, n] : counts) {
-    if (static_cast<double>(n) / static_cast<double>(listing.total) < kReportThreshold) continue;
-    listing.listed.emplace_back(sequence, n);
-    listing.others -= n;
-  }
-  std::sort(listing.listed.begin(), listing.listed.end(),
-            [](const auto& a, const auto& b) { return ShorterFirst{}(a.first, b.first); });
-  return listing;
 }
 
 // fastp's default --insert_size_max is 512; bin 512 counts pairs whose
@@ -103,24 +79,15 @@ struct FilterCounts {
   void add(ReadFate fate, std::uint64_t n = 1) { reads[static_cast<std::size_t>(fate)] += n; }
 
   void merge(const FilterCounts& other) {
-    add_numbers(other);
+    merge_numbers(other);
     for (const auto& [sequence, n] : other.adapters_read1)
       count_adapter(adapters_read1, sequence, n);
     for (const auto& [sequence, n] : other.adapters_read2)
       count_adapter(adapters_read2, sequence, n);
   }
-  // The same, taking the other's adapter sequences over as they stand (the
-  // map nodes spliced): no string is copied or allocated. Copying them, in
-  // memory fresh to the merging thread, made most of the 45-56 ms that the
-  // run's final merge took (run 35a).
-  void merge(FilterCounts&& other) {
-    add_numbers(other);
-    absorb(adapters_read1, other.adapters_read1);
-    absorb(adapters_read2, other.adapters_read2);
-  }
-
- private:
-  void add_numbers(const FilterCounts& other) {
+  // Everything but the adapter sequences, which a run lists from its
+  // workers' counts without merging them (adapter_listing.hpp).
+  void merge_numbers(const FilterCounts& other) {
     for (std::size_t i = 0; i < kFateSlots; ++i) reads[i] += other.reads[i];
     adapter_trimmed_reads += other.adapter_trimmed_reads;
     adapter_trimmed_bases += other.adapter_trimmed_bases;
@@ -131,12 +98,6 @@ struct FilterCounts {
     corrected_reads += other.corrected_reads;
     for (std::size_t i = 0; i < corrections.size(); ++i) corrections[i] += other.corrections[i];
     for (std::size_t i = 0; i < insert_sizes.size(); ++i) insert_sizes[i] += other.insert_sizes[i];
-  }
-  static void absorb(AdapterCounts& into, AdapterCounts& from) {
-    into.reserve(into.size() + from.size());
-    into.merge(from);  // moves the sequences `into` lacks; those it has stay in `from`
-    for (const auto& [sequence, n] : from) into.find(sequence)->second += n;
-    from.clear();
   }
 };
 

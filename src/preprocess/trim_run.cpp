@@ -30,6 +30,7 @@
 #include "preprocess/gzip_member.hpp"
 #include "preprocess/input_evaluation.hpp"
 #include "preprocess/read_source.hpp"
+#include "preprocess/report/adapter_listing.hpp"
 #include "preprocess/report/duplication.hpp"
 #include "preprocess/report/html_report.hpp"
 #include "preprocess/report/json_report.hpp"
@@ -546,7 +547,14 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
 
   TrimTally total(glance1.read_length, length2);
   TrimSummary summary;
-  for (TrimTally& t : tallies) total.merge(std::move(t));
+  // The adapter sequences are listed from the workers' counts as they
+  // stand (adapter_listing.hpp); everything else is summed.
+  std::vector<const AdapterCounts*> cut1, cut2;
+  for (const TrimTally& t : tallies) {
+    total.merge_numbers(t);
+    cut1.push_back(&t.counts.adapters_read1);
+    cut2.push_back(&t.counts.adapters_read2);
+  }
   trace("fastq-trim: counts merged");
   summary.reads_in = total.reads_in;
   summary.bases_in = total.bases_in;
@@ -562,6 +570,9 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
     fastp.read2_after = &total.after2;
   }
   fastp.counts = &total.counts;
+  fastp.adapters1 = list_adapters(cut1, threads);
+  if (paired) fastp.adapters2 = list_adapters(cut2, threads);
+  trace("fastq-trim: adapter sequences listed");
   if (duplication) fastp.duplication_rate = duplication->rate();
   fastp.adapter_cutting = adapter_cutting;
   if (!plan.adapter1.empty()) fastp.adapter1 = plan.adapter1;

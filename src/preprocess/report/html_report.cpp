@@ -131,10 +131,9 @@ void write_filtering(std::ostream& out, const FastpReport& r) {
   out << "</table>\n";
 }
 
-// As fastp's page: the sequences list_adapters lists, then one row for the
-// rest ("all adapter sequences" when none is listed).
-void adapter_table(std::ostream& out, const std::string& heading, const AdapterCounts& counts) {
-  const AdapterListing listing = list_adapters(counts);
+// As fastp's page: the listed sequences, then one row for the rest ("all
+// adapter sequences" when none is listed).
+void adapter_table(std::ostream& out, const std::string& heading, const AdapterListing& listing) {
   out << "<h3>" << html_escaped(heading) << "</h3>\n";
   if (listing.total == 0) {
     out << "<p class='note'>none trimmed</p>\n";
@@ -145,8 +144,7 @@ void adapter_table(std::ostream& out, const std::string& heading, const AdapterC
   };
   out << "<table>\n<tr><th>sequence</th><th>occurrences</th></tr>\n";
   for (const auto& [sequence, n] : listing.listed)
-    out << "<tr><td><code>" << html_escaped(std::string(sequence)) << "</code></td>"
-        << occurrences(n);
+    out << "<tr><td><code>" << html_escaped(sequence) << "</code></td>" << occurrences(n);
   if (listing.others > 0)
     out << "<tr><td>" << (listing.listed.empty() ? "all" : "other") << " adapter sequences</td>"
         << occurrences(listing.others);
@@ -161,8 +159,11 @@ void write_adapters(std::ostream& out, const FastpReport& r) {
   row(out, "read 1 adapter", r.adapter1);
   if (r.paired) row(out, "read 2 adapter", r.adapter2);
   out << "</table>\n";
-  adapter_table(out, "Read 1: adapter sequences trimmed", c.adapters_read1);
-  if (r.paired) adapter_table(out, "Read 2: adapter sequences trimmed", c.adapters_read2);
+  adapter_table(out, "Read 1: adapter sequences trimmed",
+                r.adapters1 ? *r.adapters1 : list_adapters(c.adapters_read1));
+  if (r.paired)
+    adapter_table(out, "Read 2: adapter sequences trimmed",
+                  r.adapters2 ? *r.adapters2 : list_adapters(c.adapters_read2));
 }
 
 void write_polyx(std::ostream& out, const FilterCounts& c) {

@@ -79,9 +79,8 @@ void write_insert_sizes(std::ostream& o, const FastpReport& r) {
   o << "\t}," << kEol;
 }
 
-// list_adapters' sequences, then "others".
-void write_adapter_counts(std::ostream& o, const AdapterCounts& counts) {
-  const AdapterListing listing = list_adapters(counts);
+// The listed sequences, then "others".
+void write_adapter_counts(std::ostream& o, const AdapterListing& listing) {
   bool first = true;
   for (const auto& [sequence, n] : listing.listed) {
     o << (first ? "" : ", ") << "\"" << sequence << "\":" << n;
@@ -98,11 +97,11 @@ void write_adapters(std::ostream& o, const FastpReport& r) {
   o << "\t\t\"read1_adapter_sequence\": \"" << r.adapter1 << "\"," << kEol;
   if (r.paired) o << "\t\t\"read2_adapter_sequence\": \"" << r.adapter2 << "\"," << kEol;
   o << "\t\t\"read1_adapter_counts\": {";
-  write_adapter_counts(o, c.adapters_read1);
+  write_adapter_counts(o, r.adapters1 ? *r.adapters1 : list_adapters(c.adapters_read1));
   o << "}" << (r.paired ? "," : "") << kEol;
   if (r.paired) {
     o << "\t\t\"read2_adapter_counts\": {";
-    write_adapter_counts(o, c.adapters_read2);
+    write_adapter_counts(o, r.adapters2 ? *r.adapters2 : list_adapters(c.adapters_read2));
     o << "}" << kEol;
   }
   o << "\t}," << kEol;

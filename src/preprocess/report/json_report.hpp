@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "preprocess/filter_counts.hpp"
+#include "preprocess/report/adapter_listing.hpp"
 #include "preprocess/report/read_stats.hpp"
 
 namespace seqfuse::preprocess {
@@ -29,6 +30,9 @@ struct FastpReport {
   const ReadStats* read2_before = nullptr;
   const ReadStats* read2_after = nullptr;
   const FilterCounts* counts = nullptr;
+  // The adapter sequences listed, when a run listed them from its workers'
+  // counts; else from counts->adapters_read1 and _read2.
+  std::optional<AdapterListing> adapters1{}, adapters2{};
   // Absent with --dont_eval_duplication (no "duplication" section).
   std::optional<double> duplication_rate{};
   // fastp's adapterCuttingEnabled(): adapter trimming on, and in single-end
