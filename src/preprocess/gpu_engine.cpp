@@ -9,15 +9,20 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory_resource>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/env_count.hpp"
 #include "core/gpu_status.hpp"
 #include "core/report.hpp"
+#include "gpu/preprocess/duplication_estimate.hpp"
 #include "gpu/preprocess/trim_chunk.hpp"
 #include "gpu/runtime.hpp"
 #include "preprocess/gpu_engine.hpp"
@@ -76,6 +81,7 @@ struct Lane {
   gpu::Stream stream;
   gpu::DeviceBuffer text[2], records[2], rc2, result[2], out_length[2], out_offset[2], out[2];
   gpu::DeviceBuffer cuts, cut_bytes, scratch;
+  gpu::DeviceBuffer sums;  // add_duplicate_sums
   gpu::DeviceBuffer stats, counters, cut_count;
   std::pmr::vector<char> staging{gpu::pinned_resource()};  // texts and records going up
   std::pmr::vector<char> back{gpu::pinned_resource()};     // outputs and cuts coming down
@@ -127,6 +133,7 @@ class GpuTrimEngine final : public TrimEngine {
     // Reads longer than the device statistics take: this chunk on the host.
     if (longest(reads) > kernel::kDeviceMaxCycles ||
         (mates && longest(*mates) > kernel::kDeviceMaxCycles)) {
+      if (duplication_ != nullptr) add_duplicate_sums(host_sums(reads, mates));  // before any edit
       cpu_->trim(reads, mates, out, tally);
       return;
     }
@@ -136,6 +143,56 @@ class GpuTrimEngine final : public TrimEngine {
     add_phase(kWaitLane, waiting.seconds());
     try {
       run(lane, reads, mates, out, tally);
+    } catch (...) {
+      release(lane);
+      throw;
+    }
+    release(lane);
+  }
+
+  bool take_duplication(Duplication& estimate) override {
+    // SEQFUSE_TRIM_DUP_HOST leaves it to the host (a measuring knob).
+    if (std::getenv("SEQFUSE_TRIM_DUP_HOST") != nullptr) return false;
+    const Duplication::Tables t = estimate.tables();
+    const std::size_t bytes = static_cast<std::size_t>((t.bit_mask + 1) / 8);
+    gpu::use_device(device_);
+    // The array (512 MiB at fastp's default accuracy) beside the lanes'
+    // buffers, with room to spare; else the host keeps the estimate.
+    if (t.primes.size() != kernel::kDuplicationPrimes || t.weights.size() != 256 ||
+        bytes > gpu::free_device_memory() / 2)
+      return false;
+    gpu::Stream stream;
+    dup_bits_ = gpu::DeviceBuffer(bytes);
+    gpu::fill_device(dup_bits_.data(), 0, bytes, stream);
+    dup_primes_ = gpu::DeviceBuffer(t.primes.size_bytes());
+    gpu::copy_to_device(dup_primes_.data(), t.primes.data(), t.primes.size_bytes(), stream);
+    dup_weights_ = gpu::DeviceBuffer(t.weights.size_bytes());
+    gpu::copy_to_device(dup_weights_.data(), t.weights.data(), t.weights.size_bytes(), stream);
+    dup_counts_ = gpu::DeviceBuffer(2 * sizeof(std::uint64_t));
+    gpu::fill_device(dup_counts_.data(), 0, dup_counts_.size(), stream);
+    stream.synchronize();  // the host tables may go before the engine does
+    dup_table_.primes = dup_primes_.as<const unsigned long long>();
+    dup_table_.weights = dup_weights_.as<const unsigned long long>();
+    dup_table_.bits = dup_bits_.as<unsigned long long>();
+    dup_table_.bit_mask = t.bit_mask;
+    dup_table_.counts = dup_counts_.as<unsigned long long>();
+    duplication_ = &estimate;
+    return true;
+  }
+
+  void add_duplicate_sums(std::span<const std::uint64_t> sums) override {
+    if (duplication_ == nullptr || sums.empty()) return;
+    gpu::use_device(device_);
+    Lane& lane = acquire();
+    try {
+      ensure(lane.staging, sums.size_bytes());
+      std::memcpy(lane.staging.data(), sums.data(), sums.size_bytes());
+      ensure(lane.sums, sums.size_bytes(), lane.stream);
+      gpu::copy_to_device(lane.sums.data(), lane.staging.data(), sums.size_bytes(), lane.stream);
+      require_gpu_success(kernel::estimate_duplicate_sums(lane.sums.as<const unsigned long long>(),
+                                                          sums.size(), dup_table_, lane.stream),
+                          "fastq-trim duplication estimate");
+      lane.stream.synchronize();  // the staging memory is the next chunk's after this
     } catch (...) {
       release(lane);
       throw;
@@ -163,9 +220,28 @@ class GpuTrimEngine final : public TrimEngine {
       add_stats(stats, kernel::kAfter2, tally.after2);
       add_counters(counters, tally);
     }
+    if (duplication_ != nullptr) {  // every lane's stream is done (above)
+      std::uint64_t counts[2] = {0, 0};
+      gpu::Stream stream;
+      gpu::copy_to_host(counts, dup_counts_.data(), sizeof(counts), stream);
+      stream.synchronize();
+      duplication_->add({.reads = counts[0], .duplicates = counts[1]});
+    }
   }
 
  private:
+  // The estimate's sums of a chunk the host trims.
+  [[nodiscard]] std::vector<std::uint64_t> host_sums(const ReadChunk& reads,
+                                                     const ReadChunk* mates) const {
+    std::vector<std::uint64_t> sums(reads.size());
+    for (std::size_t r = 0; r < sums.size(); ++r) {
+      const std::string_view seq = reads.seq(reads.records[r]);
+      sums[r] = mates ? duplication_->pair_sum(seq, mates->seq(mates->records[r]))
+                      : duplication_->read_sum(seq);
+    }
+    return sums;
+  }
+
   static int longest(const ReadChunk& chunk) {
     std::uint32_t n = 0;
     for (const FastqRecord& r : chunk.records) n = std::max(n, r.length);
@@ -258,6 +334,9 @@ class GpuTrimEngine final : public TrimEngine {
     b.stats = lane.stats.as<unsigned long long>();
     b.counters = lane.counters.as<unsigned long long>();
     b.scratch = &lane.scratch;
+    if (duplication_ != nullptr)  // the bases as read, before trim_chunk edits any
+      require_gpu_success(kernel::estimate_duplicates(b, dup_table_, lane.stream),
+                          "fastq-trim duplication estimate");
     require_gpu_success(kernel::trim_chunk(b, params_, lane.stream), "fastq-trim chunk");
     next_phase(kStage);
 
@@ -340,6 +419,10 @@ class GpuTrimEngine final : public TrimEngine {
   int device_;
   kernel::PipelineParams params_;
   gpu::DeviceBuffer adapters_[2], fasta_bases_, fasta_offsets_;
+  // The duplication estimate, when taken (take_duplication).
+  Duplication* duplication_ = nullptr;
+  gpu::DeviceBuffer dup_bits_, dup_primes_, dup_weights_, dup_counts_;
+  kernel::DuplicationTable dup_table_;
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::mutex mutex_;
   std::condition_variable free_lane_;

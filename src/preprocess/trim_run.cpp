@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -294,20 +295,28 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   // it, chunk by chunk, before trimming (base correction edits the bases).
   Duplication* in_order = plan.dedup ? duplication.get() : nullptr;
   Duplication* on_workers = plan.dedup ? nullptr : duplication.get();
-  // A chunk's sums first, then its bits (Duplication::check_sums).
-  std::vector<std::vector<std::uint64_t>> worker_sums(threads);
-  const auto estimate = [on_workers, paired, &worker_sums](const Slot& slot, unsigned worker) {
-    if (on_workers == nullptr) return;
-    std::vector<std::uint64_t>& sums = worker_sums[worker];
+  // A chunk's sums first, then its bits (Duplication::check_sums), on the
+  // workers, unless the engine took the estimate (the GPU engine hashes
+  // the reads and sets the bits on its device: take_duplication).
+  const auto sum_slot = [on_workers, paired](const Slot& slot, std::vector<std::uint64_t>& sums) {
     sums.resize(slot.reads.size());
     for (std::size_t r = 0; r < sums.size(); ++r) {
       const std::string_view seq = slot.reads.seq(slot.reads.records[r]);
       sums[r] = paired ? on_workers->pair_sum(seq, slot.mates.seq(slot.mates.records[r]))
                        : on_workers->read_sum(seq);
     }
+  };
+  const auto check_sums = [on_workers](std::span<const std::uint64_t> sums) {
     Duplication::Tally tally;  // added once a chunk (duplication.hpp)
     on_workers->check_sums(sums, tally);
     on_workers->add(tally);
+  };
+  bool engine_estimates = false;  // set once the engine is chosen
+  std::vector<std::vector<std::uint64_t>> worker_sums(threads);
+  const auto estimate = [&](const Slot& slot, unsigned worker) {
+    if (on_workers == nullptr || engine_estimates) return;
+    sum_slot(slot, worker_sums[worker]);
+    check_sums(worker_sums[worker]);
   };
   // The first group is read while the GPU starts (0.2-0.3 s), in the chunks
   // of the engine the device most likely brings (the output does not depend
@@ -362,8 +371,9 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
     worker_seconds[worker].parse += parsing.seconds();
   };
   // While the device starts the workers would idle: they parse the first
-  // group and feed the estimate. Errors wait for the loop, which reports
-  // them in input order after any error in choosing the device.
+  // group and compute its sums, which go to the estimate once the engine
+  // says where its bits are. Errors wait for the loop, which reports them
+  // in input order after any error in choosing the device.
   std::size_t filled = 0;
   std::exception_ptr first_error;
   try {
@@ -372,10 +382,14 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
     first_error = std::current_exception();
   }
   std::vector<std::exception_ptr> prepare_errors(filled);
+  std::vector<std::vector<std::uint64_t>> first_sums(filled);
   parallel_chunks(filled, 1, threads, [&](unsigned worker, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       try {
-        prepare(groups[0][i], worker);
+        const Stopwatch parsing;
+        source.parse(groups[0][i]);
+        if (on_workers != nullptr) sum_slot(groups[0][i], first_sums[i]);
+        worker_seconds[worker].parse += parsing.seconds();
       } catch (...) {
         prepare_errors[i] = std::current_exception();
       }
@@ -387,6 +401,18 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, gpu_engines, report);
   if (first_error) std::rethrow_exception(first_error);
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
+  if (on_workers != nullptr) {
+    engine_estimates = engine->take_duplication(*on_workers);
+    if (engine_estimates) {
+      std::vector<std::uint64_t> sums;
+      for (const auto& chunk : first_sums) sums.insert(sums.end(), chunk.begin(), chunk.end());
+      engine->add_duplicate_sums(sums);
+    } else {
+      parallel_chunks(filled, 1, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) check_sums(first_sums[i]);
+      });
+    }
+  }
 
   // Which streams each writing lane writes: a lane of its own for each file
   // renamed into place at the end; those written through (stdout, devices,

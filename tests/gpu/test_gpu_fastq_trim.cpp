@@ -21,6 +21,7 @@
 #include "preprocess/engine.hpp"
 #include "preprocess/fastq_records.hpp"
 #include "preprocess/gpu_engine.hpp"
+#include "preprocess/report/duplication.hpp"
 #include "preprocess/trim_run.hpp"
 
 namespace gpu = seqfuse::gpu;
@@ -282,6 +283,59 @@ TEST_CASE("the GPU fastq-trim engine equals the CPU engine on random reads", "[g
       INFO((paired ? "paired-end: " : "single-end: ") + name);
       gpu_equals_cpu(plan, chunks, paired);
     }
+  }
+}
+
+// The duplication estimate the GPU engine takes over (take_duplication)
+// counts as the host's: reads hashed on the device, sums hashed on the host
+// (add_duplicate_sums: the run's first group) and a chunk of reads too long
+// for the device, whose bits the engine still sets on the device. Chunk 0
+// comes again at the end, so that every read of it is a duplicate then.
+TEST_CASE("the GPU fastq-trim engine's duplication estimate equals the host's", "[gpu]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  gpu::use_device(0);
+  const std::uint64_t seed = seqfuse::test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  Maker maker(seed);
+  for (bool paired : {false, true}) {
+    INFO((paired ? "paired-end" : "single-end"));
+    Chunks chunks = random_chunks(maker, 6, 3000, 300);
+    const Chunks long_reads = random_chunks(maker, 1, 200, 700);
+    chunks.reads.push_back(long_reads.reads[0]);
+    chunks.mates.push_back(long_reads.mates[0]);
+    chunks.reads.push_back(chunks.reads[0]);
+    chunks.mates.push_back(chunks.mates[0]);
+    pp::Duplication host(1), device(1);
+    for (std::size_t k = 0; k < chunks.reads.size(); ++k) {
+      for (std::size_t r = 0; r < chunks.reads[k].size(); ++r) {
+        const std::string_view seq = chunks.reads[k].seq(chunks.reads[k].records[r]);
+        if (paired)
+          host.check_pair(seq, chunks.mates[k].seq(chunks.mates[k].records[r]));
+        else
+          host.check_read(seq);
+      }
+    }
+    pp::TrimPlan plan;
+    plan.settings.paired = paired;
+    plan.settings.correction = paired;  // edits bases on the device, after the estimate
+    auto engine = pp::make_gpu_trim_engine(plan, 0);
+    REQUIRE(engine->take_duplication(device));
+    // Chunk 0 as the run's first group: its sums from the host.
+    std::vector<std::uint64_t> sums;
+    for (std::size_t r = 0; r < chunks.reads[0].size(); ++r) {
+      const std::string_view seq = chunks.reads[0].seq(chunks.reads[0].records[r]);
+      sums.push_back(paired ? device.pair_sum(seq, chunks.mates[0].seq(chunks.mates[0].records[r]))
+                            : device.read_sum(seq));
+    }
+    engine->add_duplicate_sums(sums);
+    chunks.reads.erase(chunks.reads.begin());
+    chunks.mates.erase(chunks.mates.begin());
+    std::vector<pp::ChunkOutput> outputs;
+    pp::TrimTally tally;
+    run_engine(*engine, chunks, paired, 3, outputs, tally);
+    CHECK(device.reads() == host.reads());
+    CHECK(device.duplicates() == host.duplicates());
+    CHECK(device.duplicates() >= 3000);
   }
 }
 

@@ -86,6 +86,15 @@ class Duplication {
   // Bytes the bit array takes at an accuracy level (512 MiB at level 1).
   [[nodiscard]] static std::size_t memory_bytes(int accuracy_level);
 
+  // What an estimate elsewhere (the GPU engine's, on its device) needs to
+  // hash reads and set bits as this one does; it adds its counts with add().
+  struct Tables {
+    std::span<const std::uint64_t> primes;   // by position modulo primes.size() (4096)
+    std::span<const std::uint64_t> weights;  // by byte
+    std::uint64_t bit_mask = 0;              // bits - 1
+  };
+  [[nodiscard]] Tables tables() const { return {prime_at_, weight_, bit_mask_}; }
+
   // fastp's sum for `seq` at positions counted from `position_offset` (read
   // 2 of a pair continues from read 1's length), modulo 2^64; what a read
   // (pair) hashes to is the sum of its reads' sums. Public for tests.
