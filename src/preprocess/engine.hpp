@@ -9,9 +9,7 @@
 // finish(); both run the same per-read pipeline (read_pipeline.hpp).
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -105,16 +103,12 @@ class TrimEngine {
   virtual void finish(TrimTally& tally) { (void)tally; }
   // Before the first trim(): the engine may take over the duplication
   // estimate (the GPU engine, on its device): it then hashes every read it
-  // is given, takes the sums of reads hashed elsewhere through
-  // add_duplicate_sums, and adds its counts to `estimate` in finish().
-  // False (the default): the caller goes on feeding `estimate` itself.
+  // is given and adds its counts to `estimate` in finish(). False (the
+  // default): the caller goes on feeding `estimate` itself.
   virtual bool take_duplication(Duplication& estimate) {
     (void)estimate;
     return false;
   }
-  // For an estimate taken: reads' sums (Duplication::pair_sum or read_sum)
-  // that trim() will not be given. Thread-safe as trim() is.
-  virtual void add_duplicate_sums(std::span<const std::uint64_t> sums) { (void)sums; }
 };
 
 // Records come marked `duplicate` by the reading side (trim_run.cpp), which

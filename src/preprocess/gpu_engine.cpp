@@ -180,26 +180,6 @@ class GpuTrimEngine final : public TrimEngine {
     return true;
   }
 
-  void add_duplicate_sums(std::span<const std::uint64_t> sums) override {
-    if (duplication_ == nullptr || sums.empty()) return;
-    gpu::use_device(device_);
-    Lane& lane = acquire();
-    try {
-      ensure(lane.staging, sums.size_bytes());
-      std::memcpy(lane.staging.data(), sums.data(), sums.size_bytes());
-      ensure(lane.sums, sums.size_bytes(), lane.stream);
-      gpu::copy_to_device(lane.sums.data(), lane.staging.data(), sums.size_bytes(), lane.stream);
-      require_gpu_success(kernel::estimate_duplicate_sums(lane.sums.as<const unsigned long long>(),
-                                                          sums.size(), dup_table_, lane.stream),
-                          "fastq-trim duplication estimate");
-      lane.stream.synchronize();  // the staging memory is the next chunk's after this
-    } catch (...) {
-      release(lane);
-      throw;
-    }
-    release(lane);
-  }
-
   void finish(TrimTally& tally) override {
     gpu::use_device(device_);
     trace("fastq-trim " + name() + ": workers' thread-seconds: waiting for a lane " +
@@ -230,6 +210,27 @@ class GpuTrimEngine final : public TrimEngine {
   }
 
  private:
+  // The bits of reads the device does not hash (a chunk the host trims).
+  void add_duplicate_sums(std::span<const std::uint64_t> sums) {
+    if (duplication_ == nullptr || sums.empty()) return;
+    gpu::use_device(device_);
+    Lane& lane = acquire();
+    try {
+      ensure(lane.staging, sums.size_bytes());
+      std::memcpy(lane.staging.data(), sums.data(), sums.size_bytes());
+      ensure(lane.sums, sums.size_bytes(), lane.stream);
+      gpu::copy_to_device(lane.sums.data(), lane.staging.data(), sums.size_bytes(), lane.stream);
+      require_gpu_success(kernel::estimate_duplicate_sums(lane.sums.as<const unsigned long long>(),
+                                                          sums.size(), dup_table_, lane.stream),
+                          "fastq-trim duplication estimate");
+      lane.stream.synchronize();  // the staging memory is the next chunk's after this
+    } catch (...) {
+      release(lane);
+      throw;
+    }
+    release(lane);
+  }
+
   // The estimate's sums of a chunk the host trims.
   [[nodiscard]] std::vector<std::uint64_t> host_sums(const ReadChunk& reads,
                                                      const ReadChunk* mates) const {

@@ -371,9 +371,9 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
     worker_seconds[worker].parse += parsing.seconds();
   };
   // While the device starts the workers would idle: they parse the first
-  // group and compute its sums, which go to the estimate once the engine
-  // says where its bits are. Errors wait for the loop, which reports them
-  // in input order after any error in choosing the device.
+  // group and compute its sums, which go to the estimate unless the engine
+  // takes it (then they are not needed). Errors wait for the loop, which
+  // reports them in input order after any error in choosing the device.
   std::size_t filled = 0;
   std::exception_ptr first_error;
   try {
@@ -401,17 +401,13 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   std::unique_ptr<TrimEngine> engine = choose_engine(options, device, plan, gpu_engines, report);
   if (first_error) std::rethrow_exception(first_error);
   if (filled == 0) throw Error("no FASTQ records in the input, " + source.name1());
-  if (on_workers != nullptr) {
-    engine_estimates = engine->take_duplication(*on_workers);
-    if (engine_estimates) {
-      std::vector<std::uint64_t> sums;
-      for (const auto& chunk : first_sums) sums.insert(sums.end(), chunk.begin(), chunk.end());
-      engine->add_duplicate_sums(sums);
-    } else {
-      parallel_chunks(filled, 1, threads, [&](unsigned, std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) check_sums(first_sums[i]);
-      });
-    }
+  // An engine that takes the estimate hashes the first group as it trims
+  // it; otherwise its sums go in now.
+  if (on_workers != nullptr) engine_estimates = engine->take_duplication(*on_workers);
+  if (on_workers != nullptr && !engine_estimates) {
+    parallel_chunks(filled, 1, threads, [&](unsigned, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) check_sums(first_sums[i]);
+    });
   }
 
   // Which streams each writing lane writes: a lane of its own for each file
