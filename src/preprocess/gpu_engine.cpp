@@ -54,8 +54,11 @@ std::size_t gpu_chunk_records() {
 // With the reading thread the bound, 8 and 16 were no faster than 4 (run
 // 27d); with mapped inputs 16 workers waited 3.3 thread-seconds for one of
 // 4 lanes and 0.8 for one of 8 (run 31, 4 M pairs: loop 0.73 -> 0.63 s).
+// With the duplication estimate on the device the workers wait for lanes
+// again (2.4-2.7 thread-seconds with 8): 12 took the loop from 0.607 to
+// 0.536 s (run 35d, medians of 5).
 std::size_t gpu_lanes() {
-  return env_count("SEQFUSE_TRIM_GPU_LANES", "a lane count", 64).value_or(8);
+  return env_count("SEQFUSE_TRIM_GPU_LANES", "a lane count", 64).value_or(12);
 }
 
 // A buffer that only grows (a quarter more than asked, to settle quickly).
