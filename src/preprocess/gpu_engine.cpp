@@ -55,10 +55,11 @@ std::size_t gpu_chunk_records() {
 // 27d); with mapped inputs 16 workers waited 3.3 thread-seconds for one of
 // 4 lanes and 0.8 for one of 8 (run 31, 4 M pairs: loop 0.73 -> 0.63 s).
 // With the duplication estimate on the device the workers wait for lanes
-// again (2.4-2.7 thread-seconds with 8): 12 took the loop from 0.607 to
-// 0.536 s (run 35d, medians of 5).
+// again (2.4-2.7 thread-seconds with 8), but 12 lanes took the loop from
+// 0.607 to 0.536 s on one machine (run 35d) and from 0.465 to 0.478 s on
+// another (run 35e, medians of 5 each): 8 stay, with less pinned memory.
 std::size_t gpu_lanes() {
-  return env_count("SEQFUSE_TRIM_GPU_LANES", "a lane count", 64).value_or(12);
+  return env_count("SEQFUSE_TRIM_GPU_LANES", "a lane count", 64).value_or(8);
 }
 
 // A buffer that only grows (a quarter more than asked, to settle quickly).
