@@ -553,8 +553,8 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   // The devices are done with. A process about to exit hands their
   // teardown (0.13-0.15 s, run 32c) to a thread, which runs while the
   // counts are merged and the reports written; the engine, whose buffers
-  // go with it, is left to the exit. (SEQFUSE_TRIM_EARLY_END=0 leaves the
-  // whole teardown to the exit: a measuring knob.)
+  // go with it, is left to the exit. (SEQFUSE_TRIM_EARLY_END set, to 0 or
+  // anything, leaves the whole teardown to the exit: a measuring knob.)
   std::jthread devices_ended;
   if (options.exits_after && device.gpu && engine_name != "cpu" &&
       std::getenv("SEQFUSE_TRIM_EARLY_END") == nullptr) {
