@@ -9,8 +9,10 @@
 // finish(); both run the same per-read pipeline (read_pipeline.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "preprocess/fastq_records.hpp"
@@ -83,6 +85,18 @@ struct TrimTally {
     bases_out += other.bases_out;
   }
 };
+
+// What each read (pair: record r of `reads` with record r of `mates`) of a
+// chunk hashes to in the duplication estimate, into `sums` (resized).
+inline void duplication_sums(const Duplication& estimate, const ReadChunk& reads,
+                             const ReadChunk* mates, std::vector<std::uint64_t>& sums) {
+  sums.resize(reads.size());
+  for (std::size_t r = 0; r < sums.size(); ++r) {
+    const std::string_view seq = reads.seq(reads.records[r]);
+    sums[r] = mates ? estimate.pair_sum(seq, mates->seq(mates->records[r]))
+                    : estimate.read_sum(seq);
+  }
+}
 
 // Records (pairs) per chunk for the CPU engine: fastp's pack size. The
 // output does not depend on it.

@@ -137,7 +137,11 @@ class GpuTrimEngine final : public TrimEngine {
     // Reads longer than the device statistics take: this chunk on the host.
     if (longest(reads) > kernel::kDeviceMaxCycles ||
         (mates && longest(*mates) > kernel::kDeviceMaxCycles)) {
-      if (duplication_ != nullptr) add_duplicate_sums(host_sums(reads, mates));  // before any edit
+      if (duplication_ != nullptr) {  // its sums before any base is edited
+        std::vector<std::uint64_t> sums;
+        duplication_sums(*duplication_, reads, mates, sums);
+        add_duplicate_sums(sums);
+      }
       cpu_->trim(reads, mates, out, tally);
       return;
     }
@@ -233,18 +237,6 @@ class GpuTrimEngine final : public TrimEngine {
       throw;
     }
     release(lane);
-  }
-
-  // The estimate's sums of a chunk the host trims.
-  [[nodiscard]] std::vector<std::uint64_t> host_sums(const ReadChunk& reads,
-                                                     const ReadChunk* mates) const {
-    std::vector<std::uint64_t> sums(reads.size());
-    for (std::size_t r = 0; r < sums.size(); ++r) {
-      const std::string_view seq = reads.seq(reads.records[r]);
-      sums[r] = mates ? duplication_->pair_sum(seq, mates->seq(mates->records[r]))
-                      : duplication_->read_sum(seq);
-    }
-    return sums;
   }
 
   static int longest(const ReadChunk& chunk) {

@@ -299,12 +299,7 @@ TrimSummary run_fastq_trim(const TrimOptions& options, Reporter& report,
   // workers, unless the engine took the estimate (the GPU engine hashes
   // the reads and sets the bits on its device: take_duplication).
   const auto sum_slot = [on_workers, paired](const Slot& slot, std::vector<std::uint64_t>& sums) {
-    sums.resize(slot.reads.size());
-    for (std::size_t r = 0; r < sums.size(); ++r) {
-      const std::string_view seq = slot.reads.seq(slot.reads.records[r]);
-      sums[r] = paired ? on_workers->pair_sum(seq, slot.mates.seq(slot.mates.records[r]))
-                       : on_workers->read_sum(seq);
-    }
+    duplication_sums(*on_workers, slot.reads, paired ? &slot.mates : nullptr, sums);
   };
   const auto check_sums = [on_workers](std::span<const std::uint64_t> sums) {
     Duplication::Tally tally;  // added once a chunk (duplication.hpp)

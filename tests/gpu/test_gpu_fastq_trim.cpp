@@ -160,6 +160,16 @@ void same_tally(const pp::TrimTally& a, const pp::TrimTally& b) {
   same_stats(a.after2, b.after2);
 }
 
+// `chunks` chunks of 3000 reads (pairs) up to 300 bp, then one of 200
+// longer reads (past the device statistics: that chunk runs on the host).
+Chunks chunks_and_long_reads(Maker& m, int chunks) {
+  Chunks c = random_chunks(m, chunks, 3000, 300);
+  const Chunks long_reads = random_chunks(m, 1, 200, 700);
+  c.reads.push_back(long_reads.reads[0]);
+  c.mates.push_back(long_reads.mates[0]);
+  return c;
+}
+
 // Runs `engine` over copies of the chunks (base correction edits them),
 // `threads` chunks at a time, and merges the per-thread tallies.
 void run_engine(pp::TrimEngine& engine, const Chunks& input, bool paired, unsigned threads,
@@ -273,12 +283,7 @@ TEST_CASE("the GPU fastq-trim engine equals the CPU engine on random reads", "[g
   INFO("SEQFUSE_TEST_SEED=" << seed);
   Maker maker(seed);
   for (bool paired : {false, true}) {
-    // Several chunks with reads up to 300 bp, and one of longer reads
-    // (past the device statistics: that chunk runs on the host).
-    Chunks chunks = random_chunks(maker, 7, 3000, 300);
-    const Chunks long_reads = random_chunks(maker, 1, 200, 700);
-    chunks.reads.push_back(long_reads.reads[0]);
-    chunks.mates.push_back(long_reads.mates[0]);
+    Chunks chunks = chunks_and_long_reads(maker, 7);
     for (const auto& [name, plan] : plans(paired)) {
       INFO((paired ? "paired-end: " : "single-end: ") + name);
       gpu_equals_cpu(plan, chunks, paired);
@@ -300,10 +305,7 @@ TEST_CASE("the GPU fastq-trim engine's duplication estimate equals the host's", 
   Maker maker(seed);
   for (bool paired : {false, true}) {
     INFO((paired ? "paired-end" : "single-end"));
-    Chunks chunks = random_chunks(maker, 6, 3000, 300);
-    const Chunks long_reads = random_chunks(maker, 1, 200, 700);
-    chunks.reads.push_back(long_reads.reads[0]);
-    chunks.mates.push_back(long_reads.mates[0]);
+    Chunks chunks = chunks_and_long_reads(maker, 6);
     chunks.reads.push_back(chunks.reads[0]);
     chunks.mates.push_back(chunks.mates[0]);
     pp::Duplication host(1), device(1);
