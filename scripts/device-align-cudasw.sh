@@ -17,6 +17,9 @@
 #     --extended-lambda -Xcompiler=-fopenmp" \
 #     COMPILE='nvcc $(NVCC_FLAGS) -x cu $(DIALECT) -O3 -c $< -o $@'
 # and carried as bundle/peers/cudasw4/{align.xz,makedb} (stripped; align xz'd).
+# SEQFUSE_BASELINE=PATH also times an older seqfuse build in the same runs
+# (on the same .sfdb) and checks its output is the same bytes;
+# SEQFUSE_BIN=PATH times another build in place of bundle/bin/seqfuse.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -27,7 +30,7 @@ OUT=${OUT:-$repo/device-out}
 mkdir -p "$OUT"
 work=${CUDASW_WORK:-/tmp/seqfuse-cudasw}
 mkdir -p "$work/db"
-sf=bundle/bin/seqfuse
+sf=${SEQFUSE_BIN:-bundle/bin/seqfuse}
 peer=bundle/peers/cudasw4
 [ -x "$work/align" ] || { xz -dc "$peer/align.xz" >"$work/align" && chmod +x "$work/align"; }
 copies=${CUDASW_COPIES:-200}
@@ -56,12 +59,15 @@ t0=$(now_ms)
 "$peer/makedb" "$work/DB.fasta" "$work/db/DB" >"$work/makedb.log" 2>&1 || { tail "$work/makedb.log"; exit 1; }
 makedb_ms=$(($(now_ms) - t0))
 
-seqfuse_run() { "$sf" align-sw "$work/Q.fasta" "$work/DB.sfdb" --top 10 -t "$threads" -q -o "$work/seqfuse.tsv"; }
+seqfuse_run() { "${1:-$sf}" align-sw "$work/Q.fasta" "$work/DB.sfdb" --top 10 -t "$threads" -q -o "$work/seqfuse${2:-}.tsv"; }
+base=${SEQFUSE_BASELINE:-}
 cudasw_run() { "$work/align" --query "$work/Q.fasta" --db "$work/db/DB" --top 10 --tsv "$@" --of "$work/cudasw$*.tsv" >/dev/null 2>&1; }
 seqfuse_run && cudasw_run && cudasw_run --dpx || exit 1  # warm-ups
-sf_ms=() half_ms=() dpx_ms=()
+[ -z "$base" ] || seqfuse_run "$base" -baseline || exit 1
+sf_ms=() half_ms=() dpx_ms=() base_ms=()
 for ((r = 0; r < runs; r++)); do
   t0=$(now_ms); seqfuse_run; sf_ms+=($(($(now_ms) - t0)))
+  if [ -n "$base" ]; then t0=$(now_ms); seqfuse_run "$base" -baseline; base_ms+=($(($(now_ms) - t0))); fi
   t0=$(now_ms); cudasw_run; half_ms+=($(($(now_ms) - t0)))
   t0=$(now_ms); cudasw_run --dpx; dpx_ms+=($(($(now_ms) - t0)))
 done
@@ -84,6 +90,11 @@ dpx_med=$(printf '%s\n' "${dpx_ms[@]}" | median)
   awk -v a="$sf_med" -v b="$half_med" -v c="$dpx_med" 'BEGIN {
     best = b < c ? b : c
     printf "seqfuse vs CUDASW++ best: %.2fx (>1: seqfuse faster)\n", best / a }'
+  if [ -n "$base" ]; then
+    echo
+    echo "Baseline seqfuse ($("$base" --version 2>&1 | head -n1)): $(printf '%s\n' "${base_ms[@]}" | median) s" \
+      "($(list "${base_ms[@]}")); output $(cmp -s "$work/seqfuse.tsv" "$work/seqfuse-baseline.tsv" && echo identical || echo DIFFERENT)"
+  fi
   echo
   echo "CUDASW++ --verbose (one --dpx run):"
   echo '```'

@@ -18,9 +18,10 @@
 // Exactness. 16 bits cannot hold every score, so:
 // - local (SW): H >= 0 and E, F >= -open after their first update, so only
 //   the top can overflow. A lane whose best reaches sat_limit = 32767 - (best
-//   substitution) is flagged (score kRerun): every cell computed before that
-//   is exact (its diagonal was below sat_limit), and the host reruns the
-//   pair with the 32-bit kernel.
+//   substitution) - open is flagged (score kRerun): every cell computed
+//   before that is exact (its diagonal was below sat_limit; the registers
+//   hold values up to H + open), and the host reruns the pair with the
+//   32-bit kernel.
 // - global (NW): values go down to about -(4 open + (m + n) extend); a bound
 //   on the thread's longer pair (the longer query: global_pair_fits) decides
 //   before any cell whether 16 bits are exact; otherwise both lanes are
@@ -88,11 +89,14 @@ struct Params16 {
   int min_sub = 0;  // the matrix's lowest and highest substitution scores
   int max_sub = 0;
   int sat_limit = 32767;  // local: a lane whose best reaches this is rerun
+  // 1, as a kernel parameter: the multiplier of sub_no_borrow's IMAD.
+  std::uint32_t fma_one = 1;
 };
 
-// H - open and F of a chunk's last row at one column, both lanes packed.
+// A chunk's last row at one column, both lanes packed: local, H and F +
+// open; global, H - open and F (each mode's register forms).
 struct alignas(8) Edge16 {
-  std::uint32_t hm, f;
+  std::uint32_t h, f;
 };
 
 // What one launch reads (device pointers).
@@ -114,7 +118,7 @@ inline Params16 make_params16(const ScoreParams& params) {
     p.min_sub = *std::min_element(params.matrix.begin(), params.matrix.end());
     p.max_sub = *std::max_element(params.matrix.begin(), params.matrix.end());
   }
-  p.sat_limit = 32767 - std::max(p.max_sub, 0);
+  p.sat_limit = 32767 - std::max(p.max_sub, 0) - p.open;
   return p;
 }
 
@@ -148,10 +152,10 @@ SF_HOST_DEVICE int gap16(int length, const Params16& p) {
 // Rows i0 .. i0 + kRows - 1 of the query pair's profile, entries begin,
 // begin + step, ... (the kernel's threads share the work; the emulation
 // passes 0, 1). Lane k of entry (t, r) = matrix[query_k[i0 + r]][t] + open:
-// biased by +open because the kernel keeps H - open in its registers (see
-// score_lanes). Rows past a query's end and codes past the alphabet
-// (padding) get kPastEnd + open in that lane; so do the stride's pad rows,
-// which are never read.
+// biased by +open because both modes' sums want it (local: Ĥ = H + open;
+// global: H - open in the registers; see score_lanes_*). Rows past a
+// query's end and codes past the alphabet (padding) get kPastEnd + open in
+// that lane; so do the stride's pad rows, which are never read.
 SF_HOST_DEVICE void fill_profile(std::uint32_t* profile, const int* matrix, int alphabet,
                                  const std::uint8_t* query0, int m0, const std::uint8_t* query1,
                                  int m1, int i0, int open, int begin, int step) {
@@ -184,18 +188,182 @@ SF_HOST_DEVICE int lane_s16(std::uint32_t x, int k) {
   return k == 0 ? lane0_s16(x) : lane1_s16(x);
 }
 
-// One thread: the target (n letters) against queries 0 and 1 in lanes 0
-// and 1 (m0 and m1 letters, either may be the longer; m1 = 0 for a lone
-// lane). `target` points at its first letter (interleaved, column stride
-// kSlotGroup bytes); `edge` at the thread's first edge cell (column stride
-// kSlotGroup). chunks(i0) returns the pair's profile of rows i0 ... and is
-// called once per chunk of the longer query by every thread of a block, in
-// order, whatever its target (the kernel's version synchronizes the block
-// there).
-template <bool kLocal, class Chunks>
-SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m0, int m1, int n,
-                                const Params16& p, Chunks& chunks, PairScore& out0,
-                                PairScore& out1) {
+// Column j + 1's letter and edge cell are loaded while column j is computed:
+// calls column(j, letter, edge cell) for j = 0 .. columns - 1 (the edge
+// cell is read only when from_edge). Both modes sweep a chunk this way.
+template <class Column>
+SF_HOST_DEVICE void sweep_columns(const std::uint8_t* target, const Edge16* edge, int columns,
+                                  bool from_edge, Column&& column) {
+  std::uint32_t letter_next = 0;
+  Edge16 edge_next{0, 0};
+  if (columns > 0) {
+    letter_next = target[0];
+    if (from_edge) edge_next = edge[0];
+  }
+  for (int j = 0; j < columns; ++j) {
+    const std::uint32_t letter = letter_next;
+    const Edge16 edge_here = edge_next;
+    if (j + 1 < columns) {
+      letter_next = target[static_cast<std::size_t>(j + 1) * kSlotGroup];
+      if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * kSlotGroup];
+    }
+    column(j, letter, edge_here);
+  }
+}
+
+// One lane's result: `len` query letters against `n` target letters;
+// `rerun` when 16 bits could not score it exactly.
+template <bool kLocal>
+SF_HOST_DEVICE PairScore lane_result(int len, int n, bool rerun, int score, int end_i, int end_j,
+                                     const Params16& p) {
+  PairScore result;
+  if (len == 0 || n == 0) {
+    if (!kLocal) {
+      result.score = len + n == 0 ? 0 : -gap16(len + n, p);
+      result.query_end = len - 1;
+      result.target_end = n - 1;
+    }
+  } else if (rerun) {
+    result.score = kRerun;
+  } else {
+    result.score = score;
+    // A local score of 0 is reported at cell (0, 0), as Parasail does.
+    result.query_end = end_i < 0 ? 0 : end_i;
+    result.target_end = end_j < 0 ? 0 : end_j;
+  }
+  return result;
+}
+
+// The arguments of both modes' sweeps. One thread: the target (n letters)
+// against queries 0 and 1 in lanes 0 and 1 (m0 and m1 letters, either may
+// be the longer; m1 = 0 for a lone lane). `target` points at its first
+// letter (interleaved, column stride kSlotGroup bytes); `edge` at the
+// thread's first edge cell (column stride kSlotGroup). chunks(i0) returns
+// the pair's profile of rows i0 ... and is called once per chunk of the
+// longer query by every thread of a block, in order, whatever its target
+// (the kernel's version synchronizes the block there).
+
+// Local alignment (Smith-Waterman), the search's hot loop. Registers hold H
+// itself and Ê = E + open per row; the column carries F̂ = F + open:
+//   Ê(i, j)       = max(Ê(i, j-1) - extend, H(i, j-1))         add-max
+//   t             = max(H(i-1, j-1) + (s + open), Ê(i, j))      add-max (biased profile)
+//   Ĥ = H + open  = max(t, F̂(i, j), open)                       3-way max
+//   H             = Ĥ - open                                   FMA pipe
+//   F̂(i + 1, j)   = max(F̂(i, j) - extend, H)                   add-max
+// The local floor H >= 0 is the "open" in Ĥ's max, so Ĥ >= open in both
+// lanes and the subtraction cannot borrow across them: one IMAD beside the
+// ALU pipe (sub_no_borrow). With the column's best kept as a 3-way max per
+// two rows, a cell pair costs 4.5 ALU instructions, where H - open in the
+// registers needed 6 (run 36). E and F start at -open (Ê, F̂ = 0), which
+// in local alignment is what their first update gives anyway.
+//
+// Exactness: a column's values are at most its diagonals plus max_sub +
+// open; a lane whose best reaches sat_limit = 32767 - max_sub - open is
+// flagged, so every value before that is exact. A flagged lane's values
+// may wrap afterwards, but Ĥ >= open still holds (the max takes it), so
+// they never reach the other lane.
+template <class Chunks>
+SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, int m0, int m1,
+                                      int n, const Params16& p, Chunks& chunks, PairScore& out0,
+                                      PairScore& out1) {
+  const std::uint32_t ext = splat_s16x2(-p.extend);
+  const std::uint32_t open = splat_s16x2(p.open);
+  const int m = m0 > m1 ? m0 : m1;  // rows every thread of the block sweeps
+  int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
+  bool saturated[2] = {false, false};
+  // A column goes to the exact per-lane test only when its best Ĥ reaches
+  // `watch` in a lane: best + open + 1, or best + open where an equal score
+  // wins (a column before the best's, in a chunk after its one: the first
+  // best in column-major order is kept).
+  const auto watch_at = [&](int j) {
+    int w[2];
+    SF_DEVICE_UNROLL
+    for (int k = 0; k < 2; ++k) {
+      w[k] = best[k] + p.open + (j < best_j[k] ? 0 : 1);
+      if (w[k] > 32767) w[k] = 32767;  // a flagged lane
+    }
+    return pack_s16x2(w[0] - 1, w[1] - 1);  // compared as "above"
+  };
+
+  std::uint32_t H[kRows];
+  for (int i0 = 0; i0 < m; i0 += kRows) {
+    const std::uint32_t* profile = chunks(i0);
+    std::uint32_t E[kRows];
+    SF_DEVICE_UNROLL
+    for (int r = 0; r < kRows; ++r) H[r] = E[r] = 0;  // H(i, -1) = 0, E = -open
+    const bool to_edge = i0 + kRows < m;
+    std::uint32_t diag_top = 0;  // H(i0 - 1, -1)
+    std::uint32_t below_watch = watch_at(0);
+    sweep_columns(target, edge, n, i0 > 0, [&](int j, std::uint32_t letter, Edge16 up) {
+      // H and F̂ of row i0 - 1 at column j: the edge, or the top boundary
+      // (H = 0, F = -open).
+      const std::uint32_t h_up = i0 > 0 ? up.h : 0u;
+      std::uint32_t f = add_max_s16x2(i0 > 0 ? up.f : 0u, ext, h_up);  // F̂(i0, j)
+      std::uint32_t diag = diag_top;
+      diag_top = h_up;
+      const std::uint32_t* column = profile + letter * kProfileStride;
+      Rows4 rows{};
+      std::uint32_t column_best = open, hh_even = open;
+      SF_DEVICE_UNROLL
+      for (int r = 0; r < kRows; ++r) {
+        const std::uint32_t e = add_max_s16x2(E[r], ext, H[r]);
+        if (r % 4 == 0) rows = load_rows4(column + r);
+        const std::uint32_t t = add_max_s16x2(diag, rows.w[r % 4], e);
+        const std::uint32_t hh = max3_s16x2(t, f, open);
+        const std::uint32_t h = sub_no_borrow(hh, open, p.fma_one);
+        diag = H[r];
+        H[r] = h;
+        E[r] = e;
+        if (r % 2 == 0)
+          hh_even = hh;
+        else
+          column_best = max3_s16x2(column_best, hh_even, hh);
+        if (r + 1 < kRows) {
+          f = add_max_s16x2(f, ext, h);  // F̂(i + 1, j)
+        } else if (to_edge) {
+          edge[static_cast<std::size_t>(j) * kSlotGroup] = Edge16{h, f};
+        }
+      }
+      if (j == best_j[0] || j == best_j[1]) below_watch = watch_at(j);  // ties stop winning
+      if (max_s16x2(column_best, below_watch) == below_watch) return;
+      // The first best cell in column-major order, per lane (as the 32-bit
+      // kernel). Rows past a lane's query end score kPastEnd on the
+      // diagonal, so their H comes from E or F (or 0), below a real cell of
+      // this or an earlier column: they never win the maximum or a tie.
+      SF_DEVICE_UNROLL
+      for (int k = 0; k < 2; ++k) {
+        const int cb = lane_s16(column_best, k) - p.open;
+        if (cb > best[k] || (cb == best[k] && j < best_j[k])) {
+          best[k] = cb;
+          best_j[k] = j;
+          if (cb >= p.sat_limit) saturated[k] = true;
+          SF_DEVICE_UNROLL
+          for (int r = kRows - 1; r >= 0; --r)
+            if (lane_s16(H[r], k) == cb) best_i[k] = i0 + r;
+        }
+      }
+      below_watch = watch_at(j);
+    });
+  }
+  out0 = lane_result<true>(m0, n, saturated[0], best[0], best_i[0], best_j[0], p);
+  out1 = lane_result<true>(m1, n, saturated[1], best[1], best_i[1], best_j[1], p);
+}
+
+// Global alignment (Needleman-Wunsch). Registers hold Hm = H - open (not
+// H): E needs no separate subtraction (E = max(E - extend, Hm_left)), and
+// the diagonal term H_diag + s = Hm_diag + (s + open) reads the
+// +open-biased profile. Values go negative, so the local form's
+// borrow-free subtraction does not apply.
+//
+// F, the gap coming down the column, is the only dependency from one row
+// to the next. With H' = max(H_diag + s, E) (no F in it), H = max(H', F)
+// and F(i + 1) = max(F - extend, H - open) = max(F - extend, H' - open) as
+// open >= extend: one add-max per row on the chain; H' of all rows can be
+// computed ahead of it.
+template <class Chunks>
+SF_HOST_DEVICE void score_lanes_global(const std::uint8_t* target, Edge16* edge, int m0, int m1,
+                                       int n, const Params16& p, Chunks& chunks, PairScore& out0,
+                                       PairScore& out1) {
   // "Minus infinity" for E before any gap: E is only ever read as E - extend
   // inside an add-max, and -32768 + extend - extend = -32768 is the lowest
   // 16-bit value: no wrap, and never above a real candidate. F is read as
@@ -206,136 +374,67 @@ SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m0
   const std::uint32_t ext = splat_s16x2(-p.extend);
   const std::uint32_t minus_open = splat_s16x2(-p.open);
   const int m = m0 > m1 ? m0 : m1;  // rows every thread of the block sweeps
-  const bool fits = kLocal || global_pair_fits(m, n, p);
-  const int columns = fits ? n : 0;  // columns this thread sweeps
+  const bool fits = global_pair_fits(m, n, p);
   const int lengths[2] = {m0, m1};
+  int last_h[2] = {0, 0};  // H(m_k - 1, n - 1)
 
-  int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
-  bool saturated[2] = {false, false};
-  int last_h[2] = {0, 0};  // global: H(m_k - 1, n - 1)
-
-  // Registers hold Hm = H - open (not H): E needs no separate subtraction
-  // (E = max(E - ext, Hm_left)), and the diagonal term H_diag + s =
-  // Hm_diag + (s + open) reads the +open-biased profile.
-  //
-  // F, the gap coming down the column, is the only dependency from one row
-  // to the next. With H' = max(H_diag + s, E[, 0]) (no F in it), H =
-  // max(H', F) and F(i + 1) = max(F - extend, H - open) = max(F - extend,
-  // H' - open) as open >= extend: one add-max per row on the chain; H' of
-  // all rows can be computed ahead of it.
   std::uint32_t Hm[kRows];
   for (int i0 = 0; i0 < m; i0 += kRows) {
     const std::uint32_t* profile = chunks(i0);
     std::uint32_t E[kRows];
     SF_DEVICE_UNROLL
     for (int r = 0; r < kRows; ++r) {
-      // H(i, -1) - open; rows past a global query's end may wrap: nothing
-      // real depends on them.
-      Hm[r] = splat_s16x2((kLocal ? 0 : -gap16(i0 + r + 1, p)) - p.open);
+      // H(i, -1) - open; rows past a query's end may wrap: nothing real
+      // depends on them.
+      Hm[r] = splat_s16x2(-gap16(i0 + r + 1, p) - p.open);
       E[r] = neg_e;
     }
-    const bool from_edge = i0 > 0;
     const bool to_edge = i0 + kRows < m;
-    std::uint32_t diag_top = splat_s16x2((kLocal ? 0 : -gap16(i0, p)) - p.open);  // H(i0-1, -1)
-    // Column j + 1's letter and edge are loaded while column j is computed.
-    std::uint32_t letter_next = 0;
-    Edge16 edge_next{0, 0};
-    if (columns > 0) {
-      letter_next = target[0];
-      if (from_edge) edge_next = edge[0];
-    }
-    for (int j = 0; j < columns; ++j) {
-      const std::uint32_t letter = letter_next;
-      const Edge16 edge_here = edge_next;
-      if (j + 1 < columns) {
-        letter_next = target[static_cast<std::size_t>(j + 1) * kSlotGroup];
-        if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * kSlotGroup];
-      }
+    std::uint32_t diag_top = splat_s16x2(-gap16(i0, p) - p.open);  // H(i0-1, -1)
+    sweep_columns(target, edge, fits ? n : 0, i0 > 0, [&](int j, std::uint32_t letter, Edge16 up) {
       // Hm and F of row i0 - 1 at column j: the boundary row or the edge.
-      std::uint32_t hm_up =
-          from_edge ? edge_here.hm : splat_s16x2((kLocal ? 0 : -gap16(j + 1, p)) - p.open);
-      std::uint32_t f = from_edge ? edge_here.f : neg_f;
+      const std::uint32_t hm_up = i0 > 0 ? up.h : splat_s16x2(-gap16(j + 1, p) - p.open);
+      std::uint32_t f = add_max_s16x2(i0 > 0 ? up.f : neg_f, ext, hm_up);  // F(i0, j)
       std::uint32_t diag = diag_top;
       diag_top = hm_up;
-      f = add_max_s16x2(f, ext, hm_up);  // F(i0, j)
       const std::uint32_t* column = profile + letter * kProfileStride;
       Rows4 rows{};
-      std::uint32_t column_best = minus_open;
       SF_DEVICE_UNROLL
       for (int r = 0; r < kRows; ++r) {
         const std::uint32_t e = add_max_s16x2(E[r], ext, Hm[r]);  // E(i, j)
         if (r % 4 == 0) rows = load_rows4(column + r);
-        const std::uint32_t s = rows.w[r % 4];
         // H' - open, then H - open = max(H' - open, F - open).
-        const std::uint32_t hpm = add_s16x2(
-            kLocal ? add_max_relu_s16x2(diag, s, e) : add_max_s16x2(diag, s, e), minus_open);
+        const std::uint32_t hpm = add_s16x2(add_max_s16x2(diag, rows.w[r % 4], e), minus_open);
         const std::uint32_t hm = add_max_s16x2(f, minus_open, hpm);
         diag = Hm[r];
         Hm[r] = hm;
         E[r] = e;
-        if (kLocal) column_best = max_s16x2(column_best, hm);
         if (r + 1 < kRows) {
           f = add_max_s16x2(f, ext, hpm);  // F(i + 1, j)
         } else if (to_edge) {
           edge[static_cast<std::size_t>(j) * kSlotGroup] = Edge16{hm, f};
         }
       }
-      if (kLocal) {
-        // The first best cell in column-major order, per lane (as the 32-bit
-        // kernel): a later chunk must beat an equal score at a smaller j.
-        // Rows past a lane's query end score kPastEnd on the diagonal, so
-        // their H comes from E or F (or 0), below or equal to a real cell of
-        // this or an earlier column: they never win the maximum or a tie.
-        SF_DEVICE_UNROLL
-        for (int k = 0; k < 2; ++k) {
-          const int cb = lane_s16(column_best, k) + p.open;
-          if (cb > best[k] || (cb == best[k] && j < best_j[k])) {
-            best[k] = cb;
-            best_j[k] = j;
-            if (cb >= p.sat_limit) saturated[k] = true;
-            const int hm_best = cb - p.open;
-            SF_DEVICE_UNROLL
-            for (int r = kRows - 1; r >= 0; --r)
-              if (lane_s16(Hm[r], k) == hm_best) best_i[k] = i0 + r;
-          }
-        }
-      }
-    }
-    if (!kLocal) {
-      // Each lane's last row, at the last column (the registers hold
-      // column n - 1 once the sweep is done).
-      SF_DEVICE_UNROLL
-      for (int r = 0; r < kRows; ++r) SF_DEVICE_UNROLL
-      for (int k = 0; k < 2; ++k)
-        if (i0 + r == lengths[k] - 1) last_h[k] = lane_s16(Hm[r], k) + p.open;
-    }
+    });
+    // Each lane's last row, at the last column (the registers hold column
+    // n - 1 once the sweep is done).
+    SF_DEVICE_UNROLL
+    for (int r = 0; r < kRows; ++r) SF_DEVICE_UNROLL
+    for (int k = 0; k < 2; ++k)
+      if (i0 + r == lengths[k] - 1) last_h[k] = lane_s16(Hm[r], k) + p.open;
   }
+  out0 = lane_result<false>(m0, n, !fits, last_h[0], m0 - 1, n - 1, p);
+  out1 = lane_result<false>(m1, n, !fits, last_h[1], m1 - 1, n - 1, p);
+}
 
-  PairScore* out[2] = {&out0, &out1};
-  SF_DEVICE_UNROLL
-  for (int k = 0; k < 2; ++k) {
-    const int len = lengths[k];
-    PairScore result;
-    if (len == 0 || n == 0) {
-      if (!kLocal) {
-        result.score = len + n == 0 ? 0 : -gap16(len + n, p);
-        result.query_end = len - 1;
-        result.target_end = n - 1;
-      }
-    } else if (!fits || saturated[k]) {
-      result.score = kRerun;
-    } else if (kLocal) {
-      result.score = best[k];
-      // A local score of 0 is reported at cell (0, 0), as Parasail does.
-      result.query_end = best_i[k] < 0 ? 0 : best_i[k];
-      result.target_end = best_j[k] < 0 ? 0 : best_j[k];
-    } else {
-      result.score = last_h[k];
-      result.query_end = len - 1;
-      result.target_end = n - 1;
-    }
-    *out[k] = result;
-  }
+template <bool kLocal, class Chunks>
+SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m0, int m1, int n,
+                                const Params16& p, Chunks& chunks, PairScore& out0,
+                                PairScore& out1) {
+  if constexpr (kLocal)
+    score_lanes_local(target, edge, m0, m1, n, p, chunks, out0, out1);
+  else
+    score_lanes_global(target, edge, m0, m1, n, p, chunks, out0, out1);
 }
 
 // ---- Host side: the target layout both kernels read ----

@@ -167,4 +167,21 @@ SF_HOST_DEVICE std::uint32_t max3_relu_s16x2(std::uint32_t a, std::uint32_t b, s
 #endif
 }
 
+// a - b on the whole 32-bit word, issued off the ALU pipe: on NVIDIA GPUs
+// one IMAD (a * one + (0 - b)) on the FMA pipe, which issues beside the ALU
+// pipe that every DPX and integer-add instruction shares (run 30's rates).
+// It equals a per-lane subtraction only when no lane borrows (each 16-bit
+// half of a at least that of b, as unsigned values): the caller's
+// invariant. `one` must be 1 and unknown to the compiler (a kernel
+// parameter), or it folds the multiply back into an ALU add.
+SF_HOST_DEVICE std::uint32_t sub_no_borrow(std::uint32_t a, std::uint32_t b, std::uint32_t one) {
+#if defined(SEQFUSE_VENDOR_CUDA) && defined(__CUDA_ARCH__)
+  std::uint32_t d;
+  asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(one), "r"(0u - b));
+  return d;
+#else
+  return a * one - b;
+#endif
+}
+
 }  // namespace seqfuse::gpu
