@@ -22,6 +22,15 @@ namespace {
 #define SEQFUSE_SCORE16_MIN_BLOCKS 3
 #endif
 #endif
+// The local kernel's budget: with DPX it fits 128 registers (4 blocks)
+// without spilling, and the extra warps hide its chains' latency (run 36).
+#ifndef SEQFUSE_SCORE16_LOCAL_MIN_BLOCKS
+#if defined(__CUDA_ARCH__) && !defined(SEQFUSE_HAVE_DPX)
+#define SEQFUSE_SCORE16_LOCAL_MIN_BLOCKS 2
+#else
+#define SEQFUSE_SCORE16_LOCAL_MIN_BLOCKS 4
+#endif
+#endif
 constexpr int kThreads = 128;  // threads per block: one target each
 
 // The block's query-pair profile, rebuilt per chunk by all threads together
@@ -52,7 +61,8 @@ struct BlockProfile {
 };
 
 template <bool kLocal>
-__global__ void __launch_bounds__(kThreads, SEQFUSE_SCORE16_MIN_BLOCKS)
+__global__ void __launch_bounds__(kThreads, kLocal ? SEQFUSE_SCORE16_LOCAL_MIN_BLOCKS
+                                                  : SEQFUSE_SCORE16_MIN_BLOCKS)
     score_db16_kernel(search16::Targets16 targets, search16::Queries16 queries, std::uint32_t count,
                       const int* __restrict__ matrix, int alphabet, search16::Params16 params,
                       search16::Edge16* __restrict__ edges, PairScore* __restrict__ out) {

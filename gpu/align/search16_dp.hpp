@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <numeric>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/align/score_db.hpp"
@@ -262,88 +263,152 @@ SF_HOST_DEVICE PairScore lane_result(int len, int n, bool rerun, int score, int 
 // flagged, so every value before that is exact. A flagged lane's values
 // may wrap afterwards, but Ĥ >= open still holds (the max takes it), so
 // they never reach the other lane.
+// Each row's H waits on the row above (F̂, then Ĥ, then H: three dependent
+// instructions per row), and the DPX instructions' latency, not the ALU
+// pipe, bounded a column swept in one piece: slower than the 6-instruction
+// form, whose chain is one instruction per row (run 36). So the chunk's
+// rows are cut into two halves that run one column apart: at step j the
+// upper half computes column j and the lower half column j - 1, two
+// independent chains in one instruction stream.
 template <class Chunks>
 SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, int m0, int m1,
                                       int n, const Params16& p, Chunks& chunks, PairScore& out0,
                                       PairScore& out1) {
+  constexpr int kHalf = kRows / 2;
+  static_assert(kHalf % 4 == 0, "each half starts a 16-byte group of profile rows");
+  using Upper = std::integral_constant<int, 0>;
+  using Lower = std::integral_constant<int, kHalf>;  // its first row
   const std::uint32_t ext = splat_s16x2(-p.extend);
   const std::uint32_t open = splat_s16x2(p.open);
   const int m = m0 > m1 ? m0 : m1;  // rows every thread of the block sweeps
   int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
   bool saturated[2] = {false, false};
-  // A column goes to the exact per-lane test only when its best Ĥ reaches
-  // `watch` in a lane: best + open + 1, or best + open where an equal score
-  // wins (a column before the best's, in a chunk after its one: the first
-  // best in column-major order is kept).
-  const auto watch_at = [&](int j) {
+  // A half-column goes to the exact per-lane test only when its best Ĥ
+  // passes the half's `watch` in a lane: best + open, or best + open - 1
+  // where an equal score wins (a column before the best's, in a chunk after
+  // its one: the first best in column-major order is kept). A watch left
+  // lower than that only sends more columns to the exact test.
+  const auto watch_at = [&](int c) {
     int w[2];
     SF_DEVICE_UNROLL
     for (int k = 0; k < 2; ++k) {
-      w[k] = best[k] + p.open + (j < best_j[k] ? 0 : 1);
+      w[k] = best[k] + p.open - (c < best_j[k] ? 1 : 0);
       if (w[k] > 32767) w[k] = 32767;  // a flagged lane
     }
-    return pack_s16x2(w[0] - 1, w[1] - 1);  // compared as "above"
+    return pack_s16x2(w[0], w[1]);
   };
 
   std::uint32_t H[kRows];
+  std::uint32_t E[kRows];
+  // Rows Half::value ... + kHalf - 1 at one column: f enters as F̂ of the
+  // first row and diag as H of the row above at the previous column; they
+  // leave as F̂ of the row after the half (the chunk's last row: its own)
+  // and H(last row of the half, previous column). Returns the half's
+  // column best Ĥ.
+  const auto sweep_half = [&](auto half, const std::uint32_t* column, std::uint32_t& f,
+                              std::uint32_t& diag) {
+    constexpr int r0 = decltype(half)::value;
+    Rows4 rows{};
+    std::uint32_t column_best = open, hh_even = open;
+    SF_DEVICE_UNROLL
+    for (int k = 0; k < kHalf; ++k) {
+      const int r = r0 + k;
+      const std::uint32_t e = add_max_s16x2(E[r], ext, H[r]);
+      if (k % 4 == 0) rows = load_rows4(column + r);
+      const std::uint32_t t = add_max_s16x2(diag, rows.w[k % 4], e);
+      const std::uint32_t hh = max3_s16x2(t, f, open);
+      const std::uint32_t h = sub_no_borrow(hh, open, p.fma_one);
+      diag = H[r];
+      H[r] = h;
+      E[r] = e;
+      if (k % 2 == 0)
+        hh_even = hh;
+      else
+        column_best = max3_s16x2(column_best, hh_even, hh);
+      if (r + 1 < kRows) f = add_max_s16x2(f, ext, h);  // F̂(i + 1, c)
+    }
+    return column_best;
+  };
+  // The first best cell in column-major order, per lane (as the 32-bit
+  // kernel), for one half at column c, whose H the registers still hold.
+  // Rows past a lane's query end score kPastEnd on the diagonal, so their H
+  // comes from E or F (or 0), below a real cell of this or an earlier
+  // column: they never win the maximum or a tie.
+  const auto find_best = [&](auto half, int i0, int c, std::uint32_t column_best,
+                             std::uint32_t& watch) {
+    constexpr int r0 = decltype(half)::value;
+    if (c == best_j[0] || c == best_j[1]) watch = watch_at(c);  // ties stop winning
+    if (max_s16x2(column_best, watch) == watch) return;
+    SF_DEVICE_UNROLL
+    for (int k = 0; k < 2; ++k) {
+      const int cb = lane_s16(column_best, k) - p.open;
+      if (cb > best[k] || (cb == best[k] && c < best_j[k])) {
+        best[k] = cb;
+        best_j[k] = c;
+        if (cb >= p.sat_limit) saturated[k] = true;
+        SF_DEVICE_UNROLL
+        for (int r = r0 + kHalf - 1; r >= r0; --r)
+          if (lane_s16(H[r], k) == cb) best_i[k] = i0 + r;
+      }
+    }
+    watch = watch_at(c);
+  };
+
   for (int i0 = 0; i0 < m; i0 += kRows) {
     const std::uint32_t* profile = chunks(i0);
-    std::uint32_t E[kRows];
     SF_DEVICE_UNROLL
     for (int r = 0; r < kRows; ++r) H[r] = E[r] = 0;  // H(i, -1) = 0, E = -open
+    const bool from_edge = i0 > 0;
     const bool to_edge = i0 + kRows < m;
-    std::uint32_t diag_top = 0;  // H(i0 - 1, -1)
-    std::uint32_t below_watch = watch_at(0);
-    sweep_columns(target, edge, n, i0 > 0, [&](int j, std::uint32_t letter, Edge16 up) {
-      // H and F̂ of row i0 - 1 at column j: the edge, or the top boundary
-      // (H = 0, F = -open).
-      const std::uint32_t h_up = i0 > 0 ? up.h : 0u;
-      std::uint32_t f = add_max_s16x2(i0 > 0 ? up.f : 0u, ext, h_up);  // F̂(i0, j)
-      std::uint32_t diag = diag_top;
-      diag_top = h_up;
-      const std::uint32_t* column = profile + letter * kProfileStride;
-      Rows4 rows{};
-      std::uint32_t column_best = open, hh_even = open;
-      SF_DEVICE_UNROLL
-      for (int r = 0; r < kRows; ++r) {
-        const std::uint32_t e = add_max_s16x2(E[r], ext, H[r]);
-        if (r % 4 == 0) rows = load_rows4(column + r);
-        const std::uint32_t t = add_max_s16x2(diag, rows.w[r % 4], e);
-        const std::uint32_t hh = max3_s16x2(t, f, open);
-        const std::uint32_t h = sub_no_borrow(hh, open, p.fma_one);
-        diag = H[r];
-        H[r] = h;
-        E[r] = e;
-        if (r % 2 == 0)
-          hh_even = hh;
-        else
-          column_best = max3_s16x2(column_best, hh_even, hh);
-        if (r + 1 < kRows) {
-          f = add_max_s16x2(f, ext, h);  // F̂(i + 1, j)
-        } else if (to_edge) {
-          edge[static_cast<std::size_t>(j) * kSlotGroup] = Edge16{h, f};
-        }
+    std::uint32_t diag_top = 0;  // H(i0 - 1, c - 1) for the upper half's column c
+    // From the upper half's column c to the lower half's: F̂(i0 + kHalf, c)
+    // and H(i0 + kHalf - 1, c - 1).
+    std::uint32_t mid_f = 0, mid_diag = 0;
+    std::uint32_t watch_upper = watch_at(0), watch_lower = watch_upper;
+    const std::uint32_t* column_before = profile;  // the lower half's column
+    std::uint32_t letter_next = 0;
+    Edge16 edge_next{0, 0};
+    if (n > 0) {
+      letter_next = target[0];
+      if (from_edge) edge_next = edge[0];
+    }
+    // Step j: the upper half at column j (j < n), the lower half at j - 1
+    // (j > 0). Both halves' arithmetic comes before either test, so the
+    // compiler interleaves the two chains.
+    const auto step = [&](int j, auto upper_on, auto lower_on) {
+      std::uint32_t best_upper = 0, best_lower = 0;
+      const std::uint32_t* column = column_before;
+      if constexpr (decltype(lower_on)::value) {
+        std::uint32_t f = mid_f, diag = mid_diag;
+        best_lower = sweep_half(Lower{}, column_before, f, diag);
+        if (to_edge) edge[static_cast<std::size_t>(j - 1) * kSlotGroup] = Edge16{H[kRows - 1], f};
       }
-      if (j == best_j[0] || j == best_j[1]) below_watch = watch_at(j);  // ties stop winning
-      if (max_s16x2(column_best, below_watch) == below_watch) return;
-      // The first best cell in column-major order, per lane (as the 32-bit
-      // kernel). Rows past a lane's query end score kPastEnd on the
-      // diagonal, so their H comes from E or F (or 0), below a real cell of
-      // this or an earlier column: they never win the maximum or a tie.
-      SF_DEVICE_UNROLL
-      for (int k = 0; k < 2; ++k) {
-        const int cb = lane_s16(column_best, k) - p.open;
-        if (cb > best[k] || (cb == best[k] && j < best_j[k])) {
-          best[k] = cb;
-          best_j[k] = j;
-          if (cb >= p.sat_limit) saturated[k] = true;
-          SF_DEVICE_UNROLL
-          for (int r = kRows - 1; r >= 0; --r)
-            if (lane_s16(H[r], k) == cb) best_i[k] = i0 + r;
+      if constexpr (decltype(upper_on)::value) {
+        const Edge16 up = edge_next;
+        column = profile + letter_next * kProfileStride;
+        if (j + 1 < n) {
+          letter_next = target[static_cast<std::size_t>(j + 1) * kSlotGroup];
+          if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * kSlotGroup];
         }
+        // H and F̂ of row i0 - 1 at column j: the edge, or the top boundary
+        // (H = 0, F = -open).
+        const std::uint32_t h_up = from_edge ? up.h : 0u;
+        std::uint32_t f = add_max_s16x2(from_edge ? up.f : 0u, ext, h_up);  // F̂(i0, j)
+        std::uint32_t diag = diag_top;
+        diag_top = h_up;
+        best_upper = sweep_half(Upper{}, column, f, diag);
+        mid_f = f;
+        mid_diag = diag;
       }
-      below_watch = watch_at(j);
-    });
+      if constexpr (decltype(lower_on)::value) find_best(Lower{}, i0, j - 1, best_lower, watch_lower);
+      if constexpr (decltype(upper_on)::value) find_best(Upper{}, i0, j, best_upper, watch_upper);
+      column_before = column;
+    };
+    if (n > 0) {
+      step(0, std::true_type{}, std::false_type{});
+      for (int j = 1; j < n; ++j) step(j, std::true_type{}, std::true_type{});
+      step(n, std::false_type{}, std::true_type{});
+    }
   }
   out0 = lane_result<true>(m0, n, saturated[0], best[0], best_i[0], best_j[0], p);
   out1 = lane_result<true>(m1, n, saturated[1], best[1], best_i[1], best_j[1], p);
