@@ -308,8 +308,37 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
   const auto sweep_half = [&](auto half, const std::uint32_t* column, std::uint32_t& f,
                               std::uint32_t& diag) {
     constexpr int r0 = decltype(half)::value;
-    Rows4 rows{};
     std::uint32_t column_best = open, hh_even = open;
+#ifndef SEQFUSE_SCORE16_ONE_PASS
+    // Every row's t first, bottom row first: H(r, c - 1) dies at row r's E
+    // and row r + 1's t, so row r's t, and then its H, can take H's own
+    // register, and the loop carries no register moves.
+    std::uint32_t t[kHalf];
+    const std::uint32_t diag_in = diag;
+    diag = H[r0 + kHalf - 1];
+    Rows4 rows{};
+    SF_DEVICE_UNROLL
+    for (int k = kHalf - 1; k >= 0; --k) {
+      const int r = r0 + k;
+      const std::uint32_t e = add_max_s16x2(E[r], ext, H[r]);
+      E[r] = e;
+      if (k % 4 == 3) rows = load_rows4(column + r - 3);
+      t[k] = add_max_s16x2(k > 0 ? H[r - 1] : diag_in, rows.w[k % 4], e);
+    }
+    SF_DEVICE_UNROLL
+    for (int k = 0; k < kHalf; ++k) {
+      const int r = r0 + k;
+      const std::uint32_t hh = max3_s16x2(t[k], f, open);
+      const std::uint32_t h = sub_no_borrow(hh, open, p.fma_one);
+      H[r] = h;
+      if (k % 2 == 0)
+        hh_even = hh;
+      else
+        column_best = max3_s16x2(column_best, hh_even, hh);
+      if (r + 1 < kRows) f = add_max_s16x2(f, ext, h);  // F̂(i + 1, c)
+    }
+#else
+    Rows4 rows{};
     SF_DEVICE_UNROLL
     for (int k = 0; k < kHalf; ++k) {
       const int r = r0 + k;
@@ -327,6 +356,7 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
         column_best = max3_s16x2(column_best, hh_even, hh);
       if (r + 1 < kRows) f = add_max_s16x2(f, ext, h);  // F̂(i + 1, c)
     }
+#endif
     return column_best;
   };
   // The first best cell in column-major order, per lane (as the 32-bit
@@ -366,30 +396,31 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
     std::uint32_t mid_f = 0, mid_diag = 0;
     std::uint32_t watch_upper = watch_at(0), watch_lower = watch_upper;
     const std::uint32_t* column_before = profile;  // the lower half's column
-    std::uint32_t letter_next = 0;
-    Edge16 edge_next{0, 0};
-    if (n > 0) {
-      letter_next = target[0];
-      if (from_edge) edge_next = edge[0];
-    }
+    // Column j's letter and edge cell, loaded a step ahead. The loads take
+    // no branch (the last column's cell is read again; the edge strip is
+    // read in the first chunk too and ignored there): a branch would cut
+    // the step in two, and the halves' chains would no longer interleave.
+    std::uint32_t letter_next = n > 0 ? target[0] : 0;
+    Edge16 edge_next = n > 0 ? edge[0] : Edge16{0, 0};
     // Step j: the upper half at column j (j < n), the lower half at j - 1
     // (j > 0). Both halves' arithmetic comes before either test, so the
     // compiler interleaves the two chains.
     const auto step = [&](int j, auto upper_on, auto lower_on) {
       std::uint32_t best_upper = 0, best_lower = 0;
       const std::uint32_t* column = column_before;
+      const Edge16 up = edge_next;
+      if constexpr (decltype(upper_on)::value) {
+        column = profile + letter_next * kProfileStride;
+        const std::size_t next = static_cast<std::size_t>(j + 1 < n ? j + 1 : j) * kSlotGroup;
+        letter_next = target[next];
+        edge_next = edge[next];
+      }
       if constexpr (decltype(lower_on)::value) {
         std::uint32_t f = mid_f, diag = mid_diag;
         best_lower = sweep_half(Lower{}, column_before, f, diag);
         if (to_edge) edge[static_cast<std::size_t>(j - 1) * kSlotGroup] = Edge16{H[kRows - 1], f};
       }
       if constexpr (decltype(upper_on)::value) {
-        const Edge16 up = edge_next;
-        column = profile + letter_next * kProfileStride;
-        if (j + 1 < n) {
-          letter_next = target[static_cast<std::size_t>(j + 1) * kSlotGroup];
-          if (from_edge) edge_next = edge[static_cast<std::size_t>(j + 1) * kSlotGroup];
-        }
         // H and F̂ of row i0 - 1 at column j: the edge, or the top boundary
         // (H = 0, F = -open).
         const std::uint32_t h_up = from_edge ? up.h : 0u;
