@@ -18,9 +18,9 @@
 // Exactness. 16 bits cannot hold every score, so:
 // - local (SW): H >= 0 and E, F >= -open after their first update, so only
 //   the top can overflow. A lane whose best reaches sat_limit = 32767 - (best
-//   substitution) - 2 open is flagged (score kRerun): every cell computed
+//   substitution) - open is flagged (score kRerun): every cell computed
 //   before that is exact (its diagonal was below sat_limit; the registers
-//   hold values up to H + 2 open), and the host reruns the pair with the
+//   hold values up to H + open), and the host reruns the pair with the
 //   32-bit kernel.
 // - global (NW): values go down to about -(4 open + (m + n) extend); a bound
 //   on the thread's longer pair (the longer query: global_pair_fits) decides
@@ -119,7 +119,7 @@ inline Params16 make_params16(const ScoreParams& params) {
     p.min_sub = *std::min_element(params.matrix.begin(), params.matrix.end());
     p.max_sub = *std::max_element(params.matrix.begin(), params.matrix.end());
   }
-  p.sat_limit = 32767 - std::max(p.max_sub, 0) - 2 * p.open;
+  p.sat_limit = 32767 - std::max(p.max_sub, 0) - p.open;
   return p;
 }
 
@@ -153,8 +153,8 @@ SF_HOST_DEVICE int gap16(int length, const Params16& p) {
 // Rows i0 .. i0 + kRows - 1 of the query pair's profile, entries begin,
 // begin + step, ... (the kernel's threads share the work; the emulation
 // passes 0, 1). Lane k of entry (t, r) = matrix[query_k[i0 + r]][t] + open:
-// biased by +open because both modes' sums want it (local: Ĥ = H + open
-// in the registers; global: H - open; see score_lanes_*). Rows past a
+// biased by +open because both modes' sums want it (local: Ĥ = H + open;
+// global: H - open in the registers; see score_lanes_*). Rows past a
 // query's end and codes past the alphabet (padding) get kPastEnd + open in
 // that lane; so do the stride's pad rows, which are never read.
 SF_HOST_DEVICE void fill_profile(std::uint32_t* profile, const int* matrix, int alphabet,
@@ -244,37 +244,32 @@ SF_HOST_DEVICE PairScore lane_result(int len, int n, bool rerun, int score, int 
 // longer query by every thread of a block, in order, whatever its target
 // (the kernel's version synchronizes the block there).
 
-// Local alignment (Smith-Waterman), the search's hot loop. Biased so that
-// the local floor (H >= 0) is a constant in a 3-way max and every
-// subtraction of open is borrow-free: the registers hold Ĥ = H + open and
-// Ě = E + 2 open per row, and the column carries G = F + 2 open:
-//   Ě(i, j)      = max(Ě(i, j-1) - extend, Ĥ(i, j-1))            add-max
-//   t            = max(Ĥ(i-1, j-1) + (s + open), Ě(i, j))        add-max
-//   H + 2 open   = max(t, G(i, j), 2 open)                        3-way max
-//   Ĥ(i, j)      = (H + 2 open) - open                            IMAD
-//   G(i + 1, j)  = max(G(i, j) - extend, t - open)                IMAD, add-max
-// The last line drops the H of F(i + 1) = max(F - extend, H - open): with
-// H = max(t - 2 open, F, 0) and open >= extend, that is max(F - extend,
-// t - 2 open - open, -open), and the -open floor only matters where F < 0,
-// which never reaches an H. So the chain from row to row is one add-max,
-// and everything else of a row is off it. Both subtractions of open are
-// one IMAD on the FMA pipe (sub_no_borrow): t >= Ě >= Ĥ >= open in both
-// lanes. Per cell pair: 4.5 ALU instructions (with the column's best as a
-// 3-way max per two rows) and 2 IMADs, where H - open in the registers
-// needed 6 ALU instructions (run 36).
-//
-// The chunk's rows are cut into two halves that run one column apart: at
-// step j the upper half computes column j and the lower half column j - 1,
-// two independent chains in one basic block. And each half computes its
-// rows' t first, bottom row first: Ĥ(r, j - 1) dies at row r's E and row
-// r + 1's t, so t and then Ĥ take Ĥ's own register, and the loop carries no
-// register moves (run 36: 5 % faster than one pass).
+// Local alignment (Smith-Waterman), the search's hot loop. Registers hold H
+// itself and Ê = E + open per row; the column carries F̂ = F + open:
+//   Ê(i, j)       = max(Ê(i, j-1) - extend, H(i, j-1))         add-max
+//   t             = max(H(i-1, j-1) + (s + open), Ê(i, j))      add-max (biased profile)
+//   Ĥ = H + open  = max(t, F̂(i, j), open)                       3-way max
+//   H             = Ĥ - open                                   FMA pipe
+//   F̂(i + 1, j)   = max(F̂(i, j) - extend, H)                   add-max
+// The local floor H >= 0 is the "open" in Ĥ's max, so Ĥ >= open in both
+// lanes and the subtraction cannot borrow across them: one IMAD beside the
+// ALU pipe (sub_no_borrow). With the column's best kept as a 3-way max per
+// two rows, a cell pair costs 4.5 ALU instructions, where H - open in the
+// registers needed 6 (run 36). E and F start at -open (Ê, F̂ = 0), which
+// in local alignment is what their first update gives anyway.
 //
 // Exactness: a column's values are at most its diagonals plus max_sub +
-// 2 open; a lane whose best reaches sat_limit = 32767 - max_sub - 2 open is
+// open; a lane whose best reaches sat_limit = 32767 - max_sub - open is
 // flagged, so every value before that is exact. A flagged lane's values
-// may wrap afterwards, but the bounds above still hold (the maxes take
-// them), so they never reach the other lane.
+// may wrap afterwards, but Ĥ >= open still holds (the max takes it), so
+// they never reach the other lane.
+// Each row's H waits on the row above (F̂, then Ĥ, then H: three dependent
+// instructions per row), and the DPX instructions' latency, not the ALU
+// pipe, bounded a column swept in one piece: slower than the 6-instruction
+// form, whose chain is one instruction per row (run 36). So the chunk's
+// rows are cut into two halves that run one column apart: at step j the
+// upper half computes column j and the lower half column j - 1, two
+// independent chains in one instruction stream.
 template <class Chunks>
 SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, int m0, int m1,
                                       int n, const Params16& p, Chunks& chunks, PairScore& out0,
@@ -285,12 +280,11 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
   using Lower = std::integral_constant<int, kHalf>;  // its first row
   const std::uint32_t ext = splat_s16x2(-p.extend);
   const std::uint32_t open = splat_s16x2(p.open);
-  const std::uint32_t open2 = splat_s16x2(2 * p.open);
   const int m = m0 > m1 ? m0 : m1;  // rows every thread of the block sweeps
   int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
   bool saturated[2] = {false, false};
-  // A half-column goes to the exact per-lane test only when its best H +
-  // 2 open passes the half's `watch` in a lane: best + 2 open, or one less
+  // A half-column goes to the exact per-lane test only when its best Ĥ
+  // passes the half's `watch` in a lane: best + open, or best + open - 1
   // where an equal score wins (a column before the best's, in a chunk after
   // its one: the first best in column-major order is kept). A watch left
   // lower than that only sends more columns to the exact test.
@@ -298,21 +292,27 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
     int w[2];
     SF_DEVICE_UNROLL
     for (int k = 0; k < 2; ++k) {
-      w[k] = best[k] + 2 * p.open - (c < best_j[k] ? 1 : 0);
+      w[k] = best[k] + p.open - (c < best_j[k] ? 1 : 0);
       if (w[k] > 32767) w[k] = 32767;  // a flagged lane
     }
     return pack_s16x2(w[0], w[1]);
   };
 
-  std::uint32_t H[kRows];  // Ĥ
-  std::uint32_t E[kRows];  // Ě
-  // Rows Half::value ... + kHalf - 1 at one column: g enters as G of the
-  // first row and diag as Ĥ of the row above at the previous column; they
-  // leave as G of the row after the half and Ĥ(last row of the half,
-  // previous column). Returns the half's column best H + 2 open.
-  const auto sweep_half = [&](auto half, const std::uint32_t* column, std::uint32_t& g,
+  std::uint32_t H[kRows];
+  std::uint32_t E[kRows];
+  // Rows Half::value ... + kHalf - 1 at one column: f enters as F̂ of the
+  // first row and diag as H of the row above at the previous column; they
+  // leave as F̂ of the row after the half (the chunk's last row: its own)
+  // and H(last row of the half, previous column). Returns the half's
+  // column best Ĥ.
+  const auto sweep_half = [&](auto half, const std::uint32_t* column, std::uint32_t& f,
                               std::uint32_t& diag) {
     constexpr int r0 = decltype(half)::value;
+    std::uint32_t column_best = open, hh_even = open;
+#ifndef SEQFUSE_SCORE16_ONE_PASS
+    // Every row's t first, bottom row first: H(r, c - 1) dies at row r's E
+    // and row r + 1's t, so row r's t, and then its H, can take H's own
+    // register, and the loop carries no register moves.
     std::uint32_t t[kHalf];
     const std::uint32_t diag_in = diag;
     diag = H[r0 + kHalf - 1];
@@ -325,21 +325,42 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
       if (k % 4 == 3) rows = load_rows4(column + r - 3);
       t[k] = add_max_s16x2(k > 0 ? H[r - 1] : diag_in, rows.w[k % 4], e);
     }
-    std::uint32_t column_best = open2, hh_even = open2;
     SF_DEVICE_UNROLL
     for (int k = 0; k < kHalf; ++k) {
-      const std::uint32_t hh = max3_s16x2(t[k], g, open2);  // H + 2 open
-      H[r0 + k] = sub_no_borrow(hh, open, p.fma_one);
+      const int r = r0 + k;
+      const std::uint32_t hh = max3_s16x2(t[k], f, open);
+      const std::uint32_t h = sub_no_borrow(hh, open, p.fma_one);
+      H[r] = h;
       if (k % 2 == 0)
         hh_even = hh;
       else
         column_best = max3_s16x2(column_best, hh_even, hh);
-      g = add_max_s16x2(g, ext, sub_no_borrow(t[k], open, p.fma_one));  // G(i + 1, c)
+      if (r + 1 < kRows) f = add_max_s16x2(f, ext, h);  // F̂(i + 1, c)
     }
+#else
+    Rows4 rows{};
+    SF_DEVICE_UNROLL
+    for (int k = 0; k < kHalf; ++k) {
+      const int r = r0 + k;
+      const std::uint32_t e = add_max_s16x2(E[r], ext, H[r]);
+      if (k % 4 == 0) rows = load_rows4(column + r);
+      const std::uint32_t t = add_max_s16x2(diag, rows.w[k % 4], e);
+      const std::uint32_t hh = max3_s16x2(t, f, open);
+      const std::uint32_t h = sub_no_borrow(hh, open, p.fma_one);
+      diag = H[r];
+      H[r] = h;
+      E[r] = e;
+      if (k % 2 == 0)
+        hh_even = hh;
+      else
+        column_best = max3_s16x2(column_best, hh_even, hh);
+      if (r + 1 < kRows) f = add_max_s16x2(f, ext, h);  // F̂(i + 1, c)
+    }
+#endif
     return column_best;
   };
   // The first best cell in column-major order, per lane (as the 32-bit
-  // kernel), for one half at column c, whose Ĥ the registers still hold.
+  // kernel), for one half at column c, whose H the registers still hold.
   // Rows past a lane's query end score kPastEnd on the diagonal, so their H
   // comes from E or F (or 0), below a real cell of this or an earlier
   // column: they never win the maximum or a tie.
@@ -350,14 +371,14 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
     if (max_s16x2(column_best, watch) == watch) return;
     SF_DEVICE_UNROLL
     for (int k = 0; k < 2; ++k) {
-      const int cb = lane_s16(column_best, k) - 2 * p.open;
+      const int cb = lane_s16(column_best, k) - p.open;
       if (cb > best[k] || (cb == best[k] && c < best_j[k])) {
         best[k] = cb;
         best_j[k] = c;
         if (cb >= p.sat_limit) saturated[k] = true;
         SF_DEVICE_UNROLL
         for (int r = r0 + kHalf - 1; r >= r0; --r)
-          if (lane_s16(H[r], k) == cb + p.open) best_i[k] = i0 + r;
+          if (lane_s16(H[r], k) == cb) best_i[k] = i0 + r;
       }
     }
     watch = watch_at(c);
@@ -365,15 +386,14 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
 
   for (int i0 = 0; i0 < m; i0 += kRows) {
     const std::uint32_t* profile = chunks(i0);
-    // H(i, -1) = 0 and E = -open (what E's first update gives anyway).
     SF_DEVICE_UNROLL
-    for (int r = 0; r < kRows; ++r) H[r] = E[r] = open;
+    for (int r = 0; r < kRows; ++r) H[r] = E[r] = 0;  // H(i, -1) = 0, E = -open
     const bool from_edge = i0 > 0;
     const bool to_edge = i0 + kRows < m;
-    std::uint32_t diag_top = open;  // Ĥ(i0 - 1, c - 1) for the upper half's column c
-    // From the upper half's column c to the lower half's: G(i0 + kHalf, c)
-    // and Ĥ(i0 + kHalf - 1, c - 1).
-    std::uint32_t mid_g = 0, mid_diag = 0;
+    std::uint32_t diag_top = 0;  // H(i0 - 1, c - 1) for the upper half's column c
+    // From the upper half's column c to the lower half's: F̂(i0 + kHalf, c)
+    // and H(i0 + kHalf - 1, c - 1).
+    std::uint32_t mid_f = 0, mid_diag = 0;
     std::uint32_t watch_upper = watch_at(0), watch_lower = watch_upper;
     const std::uint32_t* column_before = profile;  // the lower half's column
     // Column j's letter and edge cell, loaded a step ahead. The loads take
@@ -383,7 +403,8 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
     std::uint32_t letter_next = n > 0 ? target[0] : 0;
     Edge16 edge_next = n > 0 ? edge[0] : Edge16{0, 0};
     // Step j: the upper half at column j (j < n), the lower half at j - 1
-    // (j > 0). Both halves' arithmetic comes before either test.
+    // (j > 0). Both halves' arithmetic comes before either test, so the
+    // compiler interleaves the two chains.
     const auto step = [&](int j, auto upper_on, auto lower_on) {
       std::uint32_t best_upper = 0, best_lower = 0;
       const std::uint32_t* column = column_before;
@@ -395,18 +416,19 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
         edge_next = edge[next];
       }
       if constexpr (decltype(lower_on)::value) {
-        std::uint32_t g = mid_g, diag = mid_diag;
-        best_lower = sweep_half(Lower{}, column_before, g, diag);
-        if (to_edge) edge[static_cast<std::size_t>(j - 1) * kSlotGroup] = Edge16{H[kRows - 1], g};
+        std::uint32_t f = mid_f, diag = mid_diag;
+        best_lower = sweep_half(Lower{}, column_before, f, diag);
+        if (to_edge) edge[static_cast<std::size_t>(j - 1) * kSlotGroup] = Edge16{H[kRows - 1], f};
       }
       if constexpr (decltype(upper_on)::value) {
-        // Ĥ of row i0 - 1 and G of row i0 at column j: the edge, or the top
-        // boundary (H = 0, F = -open).
-        std::uint32_t g = from_edge ? up.f : open;
+        // H and F̂ of row i0 - 1 at column j: the edge, or the top boundary
+        // (H = 0, F = -open).
+        const std::uint32_t h_up = from_edge ? up.h : 0u;
+        std::uint32_t f = add_max_s16x2(from_edge ? up.f : 0u, ext, h_up);  // F̂(i0, j)
         std::uint32_t diag = diag_top;
-        diag_top = from_edge ? up.h : open;
-        best_upper = sweep_half(Upper{}, column, g, diag);
-        mid_g = g;
+        diag_top = h_up;
+        best_upper = sweep_half(Upper{}, column, f, diag);
+        mid_f = f;
         mid_diag = diag;
       }
       if constexpr (decltype(lower_on)::value) find_best(Lower{}, i0, j - 1, best_lower, watch_lower);
