@@ -263,13 +263,18 @@ SF_HOST_DEVICE PairScore lane_result(int len, int n, bool rerun, int score, int 
 // flagged, so every value before that is exact. A flagged lane's values
 // may wrap afterwards, but Ĥ >= open still holds (the max takes it), so
 // they never reach the other lane.
-// Each row's H waits on the row above (F̂, then Ĥ, then H: three dependent
-// instructions per row), and the DPX instructions' latency, not the ALU
-// pipe, bounded a column swept in one piece: slower than the 6-instruction
-// form, whose chain is one instruction per row (run 36). So the chunk's
-// rows are cut into two halves that run one column apart: at step j the
-// upper half computes column j and the lower half column j - 1, two
-// independent chains in one instruction stream.
+//
+// Latency. Each row's H waits on the row above (F̂, then Ĥ, then H: three
+// dependent instructions per row), and a column swept in one piece was
+// bound by the DPX instructions' latency, not by the ALU pipe: slower than
+// the 6-instruction form (run 36). So the chunk's rows are cut into two
+// halves that run one column apart: at step j the upper half computes
+// column j and the lower half column j - 1, two independent chains in one
+// basic block (no branch between them). Measured on an H100 (run 36d): the
+// big search 8 % faster than the 6-instruction form as a whole process, the
+// ALU pipe 81 % busy, still short of eligible warps. (A variant whose F chain is one add-max per
+// row, G = F + 2 open from t - open, needs a second IMAD per cell pair and was 5 % slower: run
+// 36e.)
 template <class Chunks>
 SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, int m0, int m1,
                                       int n, const Params16& p, Chunks& chunks, PairScore& out0,
@@ -309,7 +314,6 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
                               std::uint32_t& diag) {
     constexpr int r0 = decltype(half)::value;
     std::uint32_t column_best = open, hh_even = open;
-#ifndef SEQFUSE_SCORE16_ONE_PASS
     // Every row's t first, bottom row first: H(r, c - 1) dies at row r's E
     // and row r + 1's t, so row r's t, and then its H, can take H's own
     // register, and the loop carries no register moves.
@@ -337,26 +341,6 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
         column_best = max3_s16x2(column_best, hh_even, hh);
       if (r + 1 < kRows) f = add_max_s16x2(f, ext, h);  // F̂(i + 1, c)
     }
-#else
-    Rows4 rows{};
-    SF_DEVICE_UNROLL
-    for (int k = 0; k < kHalf; ++k) {
-      const int r = r0 + k;
-      const std::uint32_t e = add_max_s16x2(E[r], ext, H[r]);
-      if (k % 4 == 0) rows = load_rows4(column + r);
-      const std::uint32_t t = add_max_s16x2(diag, rows.w[k % 4], e);
-      const std::uint32_t hh = max3_s16x2(t, f, open);
-      const std::uint32_t h = sub_no_borrow(hh, open, p.fma_one);
-      diag = H[r];
-      H[r] = h;
-      E[r] = e;
-      if (k % 2 == 0)
-        hh_even = hh;
-      else
-        column_best = max3_s16x2(column_best, hh_even, hh);
-      if (r + 1 < kRows) f = add_max_s16x2(f, ext, h);  // F̂(i + 1, c)
-    }
-#endif
     return column_best;
   };
   // The first best cell in column-major order, per lane (as the 32-bit
