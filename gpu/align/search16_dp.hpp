@@ -255,8 +255,8 @@ SF_HOST_DEVICE PairScore lane_result(int len, int n, bool rerun, int score, int 
 // lanes and the subtraction cannot borrow across them: one IMAD beside the
 // ALU pipe (sub_no_borrow). With the column's best kept as a 3-way max per
 // two rows, a cell pair costs 4.5 ALU instructions, where H - open in the
-// registers needed 6 (run 36). E and F start at -open (Ê, F̂ = 0), which
-// in local alignment is what their first update gives anyway.
+// registers needed 5.5 (SASS, run 36). E and F start at -open (Ê, F̂ = 0),
+// which in local alignment is what their first update gives anyway.
 //
 // Exactness: a column's values are at most its diagonals plus max_sub +
 // open; a lane whose best reaches sat_limit = 32767 - max_sub - open is
