@@ -207,6 +207,7 @@ Status DeviceTargetSet::can_implement(const ScoreParams& params) {
 struct DeviceTargetSet::QueryUpload {
   DeviceBuffer matrix, codes, offsets;
   std::vector<std::uint32_t> rows;
+  std::vector<std::uint32_t> lengths;  // of the uploaded queries, in upload order
 };
 
 Status DeviceTargetSet::upload_queries(const ScoreParams& params,
@@ -222,10 +223,12 @@ Status DeviceTargetSet::upload_queries(const ScoreParams& params,
   std::vector<std::uint8_t> codes;
   std::vector<std::uint64_t> offsets{0};
   offsets.reserve(rows.size() + 1);
+  upload_out.lengths.clear();
   for (std::uint32_t q : rows) {
     codes.insert(codes.end(), query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q]),
                  query_codes.begin() + static_cast<std::ptrdiff_t>(query_offsets[q + 1]));
     offsets.push_back(codes.size());
+    upload_out.lengths.push_back(static_cast<std::uint32_t>(length(q)));
   }
   upload_out.matrix = upload(params.matrix.data(), params.matrix.size(), stream_);
   upload_out.codes = upload(codes.data(), codes.size(), stream_);
@@ -380,17 +383,31 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
                                  narrow_slots,
                                  narrow_bytes,
                                  long_interleaved};
+  // Local alignment: a launch's queries on as few lane pairs as keep the
+  // device busy (search16::lane_pairs), each lane carrying several queries;
+  // the plan is uploaded with the launch and lives until the next one.
+  DeviceBuffer plan_chunks, plan_begin;
   // upload_queries synchronized stream_: long_stream_ may start at once.
   const auto launch = [&](std::size_t first) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
     const QueryBatch batch = query_batch(uploaded, static_cast<std::uint32_t>(first));
+    search16::LanePlanView lanes;
+    if (params.local) {
+      const search16::LanePlan plan =
+          search16::plan_lanes(std::span(uploaded.lengths).subspan(first, count),
+                               search16::lane_pairs(count, narrow_slots));
+      plan_chunks = upload(plan.chunks.data(), plan.chunks.size(), stream_);
+      plan_begin = upload(plan.begin.data(), plan.begin.size(), stream_);
+      lanes = {plan_chunks.as<search16::LaneChunk>(), plan_begin.as<std::uint32_t>(),
+               static_cast<std::uint32_t>(plan.begin.size() - 1)};
+    }
     if (long_slots > 0)
       launch_score_db_long(params.local, targets_view(long_slots, long_interleaved), batch, count,
                            uploaded.matrix.as<int>(), params.alphabet_size, params.gap_open,
                            params.gap_extend, long_edges.as<EdgeHF>(), long_scores.as<PairScore>(),
                            long_stream_.native());
-    launch_score_db16(params.local, view, batch, count, uploaded.matrix.as<int>(),
+    launch_score_db16(params.local, view, batch, count, lanes, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());
     return count;

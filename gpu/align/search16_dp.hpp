@@ -126,7 +126,7 @@ inline Params16 make_params16(const ScoreParams& params) {
 // Whether the scoring can use 16-bit lanes at all: gap costs and scores far
 // inside the range, so that E, F >= -(open + extend), the biased profile
 // (substitution + open) and the past-the-end score never wrap; and opening
-// at least as costly as extending (ScoringScheme's rule), which score_lanes'
+// at least as costly as extending (ScoringScheme's rule), which score_lanes_global's
 // F recurrence relies on.
 inline bool params_fit(const Params16& p) {
   return p.open >= p.extend && p.extend >= 0 && p.open + p.extend <= kParamLimit &&
@@ -244,6 +244,16 @@ SF_HOST_DEVICE PairScore lane_result(int len, int n, bool rerun, int score, int 
 // longer query by every thread of a block, in order, whatever its target
 // (the kernel's version synchronizes the block there).
 
+// Local alignment: a pair of lanes sweeps a plan of chunks, each lane
+// carrying several queries one after another (plan_lanes, on the host):
+// chunk c holds rows row[k] .. row[k] + kRows - 1 of launch query query[k]
+// in lane k (kIdleLane: none). A query starts at a chunk boundary.
+struct LaneChunk {
+  std::int32_t query[2];
+  std::int32_t row[2];
+};
+inline constexpr std::int32_t kIdleLane = -1;
+
 // Local alignment (Smith-Waterman), the search's hot loop. Registers hold H
 // itself and Ê = E + open per row; the column carries F̂ = F + open:
 //   Ê(i, j)       = max(Ê(i, j-1) - extend, H(i, j-1))         add-max
@@ -275,17 +285,23 @@ SF_HOST_DEVICE PairScore lane_result(int len, int n, bool rerun, int score, int 
 // ALU pipe 81 % busy, still short of eligible warps. (A variant whose F chain is one add-max per
 // row, G = F + 2 open from t - open, needs a second IMAD per cell pair and was 5 % slower: run
 // 36e.)
-template <class Chunks>
-SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, int m0, int m1,
-                                      int n, const Params16& p, Chunks& chunks, PairScore& out0,
-                                      PairScore& out1) {
+//
+// One thread: the target (n letters, interleaved: column stride kSlotGroup
+// bytes; `edge` likewise) against the `plan_size` chunks of `plan`.
+// chunks(chunk) returns the chunk's profile (every thread of a block calls
+// it for every chunk, in order, whatever its target: the kernel's version
+// synchronizes the block there); chunks.length(q) is query q's length.
+// emit(q, score) takes each query's score once its last chunk is done.
+template <class Chunks, class Emit>
+SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, int n,
+                                      const LaneChunk* plan, int plan_size, const Params16& p,
+                                      Chunks& chunks, Emit&& emit) {
   constexpr int kHalf = kRows / 2;
   static_assert(kHalf % 4 == 0, "each half starts a 16-byte group of profile rows");
   using Upper = std::integral_constant<int, 0>;
   using Lower = std::integral_constant<int, kHalf>;  // its first row
   const std::uint32_t ext = splat_s16x2(-p.extend);
   const std::uint32_t open = splat_s16x2(p.open);
-  const int m = m0 > m1 ? m0 : m1;  // rows every thread of the block sweeps
   int best[2] = {0, 0}, best_i[2] = {-1, -1}, best_j[2] = {-1, -1};
   bool saturated[2] = {false, false};
   // A half-column goes to the exact per-lane test only when its best Ĥ
@@ -348,7 +364,7 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
   // Rows past a lane's query end score kPastEnd on the diagonal, so their H
   // comes from E or F (or 0), below a real cell of this or an earlier
   // column: they never win the maximum or a tie.
-  const auto find_best = [&](auto half, int i0, int c, std::uint32_t column_best,
+  const auto find_best = [&](auto half, const int(&i0)[2], int c, std::uint32_t column_best,
                              std::uint32_t& watch) {
     constexpr int r0 = decltype(half)::value;
     if (c == best_j[0] || c == best_j[1]) watch = watch_at(c);  // ties stop winning
@@ -362,18 +378,22 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
         if (cb >= p.sat_limit) saturated[k] = true;
         SF_DEVICE_UNROLL
         for (int r = r0 + kHalf - 1; r >= r0; --r)
-          if (lane_s16(H[r], k) == cb) best_i[k] = i0 + r;
+          if (lane_s16(H[r], k) == cb) best_i[k] = i0[k] + r;
       }
     }
     watch = watch_at(c);
   };
 
-  for (int i0 = 0; i0 < m; i0 += kRows) {
-    const std::uint32_t* profile = chunks(i0);
+  for (int c = 0; c < plan_size; ++c) {
+    const LaneChunk here = plan[c];
+    const std::uint32_t* profile = chunks(here);
+    const int i0[2] = {here.row[0], here.row[1]};
     SF_DEVICE_UNROLL
     for (int r = 0; r < kRows; ++r) H[r] = E[r] = 0;  // H(i, -1) = 0, E = -open
-    const bool from_edge = i0 > 0;
-    const bool to_edge = i0 + kRows < m;
+    // A lane that starts a query (or idles) takes the top boundary, H = 0
+    // and F = -open: its half of the edge cell is masked to 0.
+    const std::uint32_t from_edge = (i0[0] > 0 ? 0x0000ffffu : 0u) | (i0[1] > 0 ? 0xffff0000u : 0u);
+    const bool to_edge = c + 1 < plan_size;
     std::uint32_t diag_top = 0;  // H(i0 - 1, c - 1) for the upper half's column c
     // From the upper half's column c to the lower half's: F̂(i0 + kHalf, c)
     // and H(i0 + kHalf - 1, c - 1).
@@ -405,10 +425,9 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
         if (to_edge) edge[static_cast<std::size_t>(j - 1) * kSlotGroup] = Edge16{H[kRows - 1], f};
       }
       if constexpr (decltype(upper_on)::value) {
-        // H and F̂ of row i0 - 1 at column j: the edge, or the top boundary
-        // (H = 0, F = -open).
-        const std::uint32_t h_up = from_edge ? up.h : 0u;
-        std::uint32_t f = add_max_s16x2(from_edge ? up.f : 0u, ext, h_up);  // F̂(i0, j)
+        // H and F̂ of row i0 - 1 at column j: the edge, or the top boundary.
+        const std::uint32_t h_up = up.h & from_edge;
+        std::uint32_t f = add_max_s16x2(up.f & from_edge, ext, h_up);  // F̂(i0, j)
         std::uint32_t diag = diag_top;
         diag_top = h_up;
         best_upper = sweep_half(Upper{}, column, f, diag);
@@ -424,9 +443,18 @@ SF_HOST_DEVICE void score_lanes_local(const std::uint8_t* target, Edge16* edge, 
       for (int j = 1; j < n; ++j) step(j, std::true_type{}, std::true_type{});
       step(n, std::false_type{}, std::true_type{});
     }
+    SF_DEVICE_UNROLL
+    for (int k = 0; k < 2; ++k) {
+      if (here.query[k] == kIdleLane) continue;
+      const int length = chunks.length(here.query[k]);
+      if (i0[k] + kRows < length) continue;  // the query goes on in the next chunk
+      emit(here.query[k],
+           lane_result<true>(length, n, saturated[k], best[k], best_i[k], best_j[k], p));
+      best[k] = 0;
+      best_i[k] = best_j[k] = -1;
+      saturated[k] = false;
+    }
   }
-  out0 = lane_result<true>(m0, n, saturated[0], best[0], best_i[0], best_j[0], p);
-  out1 = lane_result<true>(m1, n, saturated[1], best[1], best_i[1], best_j[1], p);
 }
 
 // Global alignment (Needleman-Wunsch). Registers hold Hm = H - open (not
@@ -507,16 +535,6 @@ SF_HOST_DEVICE void score_lanes_global(const std::uint8_t* target, Edge16* edge,
   out1 = lane_result<false>(m1, n, !fits, last_h[1], m1 - 1, n - 1, p);
 }
 
-template <bool kLocal, class Chunks>
-SF_HOST_DEVICE void score_lanes(const std::uint8_t* target, Edge16* edge, int m0, int m1, int n,
-                                const Params16& p, Chunks& chunks, PairScore& out0,
-                                PairScore& out1) {
-  if constexpr (kLocal)
-    score_lanes_local(target, edge, m0, m1, n, p, chunks, out0, out1);
-  else
-    score_lanes_global(target, edge, m0, m1, n, p, chunks, out0, out1);
-}
-
 // ---- Host side: the target layout both kernels read ----
 
 // Targets sorted longest first (stable), cut into groups of kSlotGroup slots
@@ -576,6 +594,81 @@ inline TargetLayout build_target_layout(std::span<const std::uint8_t> codes,
   return l;
 }
 
+// A launch's lanes for local alignment: pair p (blockIdx.y) sweeps
+// chunks[begin[p] .. begin[p + 1]).
+struct LanePlan {
+  std::vector<std::uint32_t> begin{0};
+  std::vector<LaneChunk> chunks;
+};
+
+// The queries of a launch (`lengths`, longest first) on 2 x `pairs` lanes
+// that carry them one after another. Longest first, each query goes to the
+// lane with the fewest chunks so far (an empty query takes one chunk, so
+// that it is reported), and lanes of similar totals make a pair, so a
+// pair's two lanes sweep about as many rows. Two queries per pair of lanes,
+// one each, had left 15 % of the big search's lane-rows past the shorter
+// query (run 30).
+inline LanePlan plan_lanes(std::span<const std::uint32_t> lengths, std::uint32_t pairs) {
+  const std::size_t lanes = 2 * std::size_t{pairs};
+  std::vector<std::vector<std::int32_t>> queries(lanes);
+  std::vector<std::uint64_t> total(lanes, 0);  // chunks
+  for (std::size_t q = 0; q < lengths.size(); ++q) {
+    const auto k =
+        static_cast<std::size_t>(std::min_element(total.begin(), total.end()) - total.begin());
+    queries[k].push_back(static_cast<std::int32_t>(q));
+    total[k] += std::max<std::uint64_t>(1, (std::uint64_t{lengths[q]} + kRows - 1) / kRows);
+  }
+  std::vector<std::size_t> order(lanes);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return total[a] > total[b]; });
+  LanePlan plan;
+  for (std::size_t p = 0; p < pairs; ++p) {
+    const std::size_t lane[2] = {order[2 * p], order[2 * p + 1]};
+    std::size_t next[2] = {0, 0};  // the lane's query, and its next row
+    std::uint32_t row[2] = {0, 0};
+    for (std::uint64_t c = 0; c < std::max(total[lane[0]], total[lane[1]]); ++c) {
+      LaneChunk chunk{{kIdleLane, kIdleLane}, {0, 0}};
+      for (int k = 0; k < 2; ++k) {
+        const std::vector<std::int32_t>& list = queries[lane[k]];
+        if (next[k] == list.size()) continue;
+        chunk.query[k] = list[next[k]];
+        chunk.row[k] = static_cast<std::int32_t>(row[k]);
+        row[k] += kRows;
+        if (row[k] >= lengths[static_cast<std::size_t>(list[next[k]])]) {
+          ++next[k];
+          row[k] = 0;
+        }
+      }
+      plan.chunks.push_back(chunk);
+    }
+    plan.begin.push_back(static_cast<std::uint32_t>(plan.chunks.size()));
+  }
+  return plan;
+}
+
+// Threads per block of the 16-bit kernel: one target each.
+inline constexpr std::uint32_t kBlockThreads = 128;
+
+// Lane pairs for a local launch of `count` queries against `slots` targets:
+// as few as keep about 4,096 blocks in the grid (a few waves of 4 blocks on
+// each of an H100's 132 multiprocessors), so that lanes carry several
+// queries; at most one pair per two queries.
+inline std::uint32_t lane_pairs(std::uint32_t count, std::uint64_t slots) {
+  constexpr std::uint64_t kBusyBlocks = 4096;
+  const std::uint64_t blocks =
+      std::max<std::uint64_t>(1, (slots + kBlockThreads - 1) / kBlockThreads);
+  const std::uint64_t wanted = (kBusyBlocks + blocks - 1) / blocks;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>((count + 1) / 2, wanted));
+}
+
+// A LanePlan on the device.
+struct LanePlanView {
+  const LaneChunk* chunks = nullptr;
+  const std::uint32_t* begin = nullptr;  // pairs + 1 entries
+  std::uint32_t pairs = 0;
+};
+
 // Edge cells per query pair of the 16-bit kernel: one per interleaved letter.
 inline std::uint64_t edge_cells16(const TargetLayout& l) {
   return l.interleaved;
@@ -620,7 +713,8 @@ std::uint64_t scatter16(std::span<const PairScore> by_slot, std::uint32_t first,
 namespace seqfuse::gpu {
 // The 16-bit kernel's launcher (score_db16.cu); `stream` is a gpuStream_t.
 void launch_score_db16(bool local, const search16::Targets16& targets,
-                       const search16::Queries16& queries, std::uint32_t count, const int* matrix,
-                       int alphabet, const search16::Params16& params, search16::Edge16* edges,
-                       PairScore* out, void* stream);
+                       const search16::Queries16& queries, std::uint32_t count,
+                       const search16::LanePlanView& lanes, const int* matrix, int alphabet,
+                       const search16::Params16& params, search16::Edge16* edges, PairScore* out,
+                       void* stream);
 }  // namespace seqfuse::gpu

@@ -1,7 +1,7 @@
 // The 16-bit search kernel's device code run on the CPU, thread by thread:
 // the target layout (search16::build_target_layout, the very function
 // DeviceTargetSet uploads), the per-chunk query profile, the per-thread DP
-// over two packed lanes (search16::score_lanes with dpx.cuh's portable s16x2
+// over two packed lanes (search16::score_lanes_local and _global with dpx.cuh's portable s16x2
 // arithmetic, whose results the DPX instructions equal by definition), the
 // saturation and bound flags, and the host's scatter and 32-bit rerun
 // decision (search16::scatter16). Reruns are stood in for by reference_score
@@ -57,6 +57,33 @@ struct HostChunks {
   }
 };
 
+// The same for a local launch's lane plan (LaneChunks in score_db16.cu):
+// each chunk's profile holds each lane's query from the chunk's row on.
+struct HostLaneChunks {
+  const std::vector<int>* matrix;
+  int alphabet;
+  const Flat* queries;
+  std::uint32_t first;  // launch query 0
+  int open;
+  std::vector<std::uint32_t> buffer = std::vector<std::uint32_t>(s16::kProfileSize);
+  int calls = 0;
+  int length(int q) const { return static_cast<int>((*queries)[first + q].size()); }
+  const std::uint32_t* operator()(const s16::LaneChunk& c) {
+    ++calls;
+    const std::uint8_t* query[2] = {nullptr, nullptr};
+    int rows[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      if (c.query[k] == s16::kIdleLane) continue;
+      query[k] = queries->codes.data() + queries->offsets[first + c.query[k]] + c.row[k];
+      rows[k] = length(c.query[k]) - c.row[k];
+    }
+    std::fill(buffer.begin(), buffer.end(), 0xCFC7CFC7u);
+    s16::fill_profile(buffer.data(), matrix->data(), alphabet, query[0], rows[0], query[1], rows[1],
+                      0, open, 0, 1);
+    return buffer.data();
+  }
+};
+
 struct Emulated {
   std::vector<gpu::PairScore> out;  // out[q * targets + t], reruns filled in
   std::vector<char> flagged;        // by (q, t): the 16-bit kernel said kRerun
@@ -95,10 +122,61 @@ void require_layout(const s16::TargetLayout& l, const Flat& targets) {
   CHECK(bad_pad == 0);
 }
 
+// A local launch: its queries on `pairs` lane pairs (plan_lanes), as the
+// kernel sweeps them.
+void run_local_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
+                      const s16::Params16& p16, const Flat& queries, std::uint32_t first,
+                      std::uint32_t count, std::uint32_t pairs, std::mt19937_64& rng,
+                      std::vector<gpu::PairScore>& by_slot) {
+  const std::size_t slots = l.order.size();
+  std::vector<std::uint32_t> lengths;
+  for (std::uint32_t y = 0; y < count; ++y)
+    lengths.push_back(static_cast<std::uint32_t>(queries[first + y].size()));
+  const s16::LanePlan plan = s16::plan_lanes(lengths, pairs);
+  REQUIRE(plan.begin.size() == pairs + 1);
+  const std::uint64_t cells = s16::edge_cells16(l);
+  std::vector<s16::Edge16> edges(pairs * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
+  by_slot.assign(count * slots, gpu::PairScore{-7777, -7, -7});
+  std::vector<std::uint64_t> items(pairs * slots);
+  std::iota(items.begin(), items.end(), std::uint64_t{0});
+  std::shuffle(items.begin(), items.end(), rng);
+  for (const std::uint64_t item : items) {
+    const std::size_t pair = item / slots, slot = item % slots;
+    HostLaneChunks chunks{&params.matrix, params.alphabet_size, &queries, first, params.gap_open};
+    const std::uint32_t begin = plan.begin[pair];
+    const int size = static_cast<int>(plan.begin[pair + 1] - begin);
+    int emitted = 0;
+    s16::score_lanes_local(l.codes.data() + l.slot_base[slot],
+                           edges.data() + pair * cells + l.slot_base[slot],
+                           static_cast<int>(l.slot_len[slot]), plan.chunks.data() + begin, size,
+                           p16, chunks, [&](int y, const gpu::PairScore& r) {
+                             by_slot[static_cast<std::size_t>(y) * slots + slot] = r;
+                             ++emitted;
+                           });
+    CHECK(chunks.calls == size);
+    std::size_t carried = 0;  // queries whose last chunk is in this pair's plan
+    for (int c = 0; c < size; ++c)
+      for (int k = 0; k < 2; ++k) {
+        const s16::LaneChunk& chunk = plan.chunks[begin + c];
+        if (chunk.query[k] != s16::kIdleLane &&
+            chunk.row[k] + s16::kRows >= static_cast<int>(lengths[chunk.query[k]]))
+          ++carried;
+      }
+    CHECK(emitted == static_cast<int>(carried));
+  }
+}
+
 template <bool kLocal>
 void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
                 const s16::Params16& p16, const Flat& queries, std::uint32_t first,
                 std::uint32_t count, std::mt19937_64& rng, std::vector<gpu::PairScore>& by_slot) {
+  // Local launches alternate one lane pair for the whole launch (lanes carry
+  // several queries) and one pair per two queries.
+  if constexpr (kLocal) {
+    const std::uint32_t pairs = (first / std::max(count, 1u)) % 2 == 0 ? 1 : (count + 1) / 2;
+    run_local_launch(l, params, p16, queries, first, count, pairs, rng, by_slot);
+    return;
+  }
   const std::size_t slots = l.order.size();
   const std::size_t pairs = (count + 1) / 2;
   const std::uint64_t cells = s16::edge_cells16(l);
@@ -125,8 +203,8 @@ void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
                       m1,
                       params.gap_open};
     gpu::PairScore r0{-6666, -6, -6}, r1{-6666, -6, -6};
-    s16::score_lanes<kLocal>(l.codes.data() + base, edges.data() + pair * cells + base, m0, m1, n,
-                             p16, chunks, r0, r1);
+    s16::score_lanes_global(l.codes.data() + base, edges.data() + pair * cells + base, m0, m1, n,
+                            p16, chunks, r0, r1);
     CHECK(chunks.calls == (std::max(m0, m1) + s16::kRows - 1) / s16::kRows);
     by_slot[y0 * slots + slot] = r0;
     if (y1 < count) by_slot[y1 * slots + slot] = r1;
