@@ -383,9 +383,9 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
                                  narrow_slots,
                                  narrow_bytes,
                                  long_interleaved};
-  // Local alignment: a launch's queries on as few lane pairs as keep the
-  // device busy (search16::lane_pairs), each lane carrying several queries;
-  // the plan is uploaded with the launch and lives until the next one.
+  // Local alignment: a launch's queries on lanes that may carry several
+  // queries (search16::choose_lane_plan); the plan is uploaded with the
+  // launch and lives until the next one.
   DeviceBuffer plan_chunks, plan_begin;
   // upload_queries synchronized stream_: long_stream_ may start at once.
   const auto launch = [&](std::size_t first) {
@@ -394,9 +394,8 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
     const QueryBatch batch = query_batch(uploaded, static_cast<std::uint32_t>(first));
     search16::LanePlanView lanes;
     if (params.local) {
-      const search16::LanePlan plan =
-          search16::plan_lanes(std::span(uploaded.lengths).subspan(first, count),
-                               search16::lane_pairs(count, narrow_slots));
+      const search16::LanePlan plan = search16::choose_lane_plan(
+          std::span(uploaded.lengths).subspan(first, count), narrow_slots);
       plan_chunks = upload(plan.chunks.data(), plan.chunks.size(), stream_);
       plan_begin = upload(plan.begin.data(), plan.begin.size(), stream_);
       lanes = {plan_chunks.as<search16::LaneChunk>(), plan_begin.as<std::uint32_t>(),

@@ -331,6 +331,46 @@ TEST_CASE("packed s16x2 arithmetic wraps per lane and keeps the lanes apart", "[
                            gpu::splat_s16x2(-32768)) == gpu::splat_s16x2(-32768));
 }
 
+TEST_CASE("lane plans: queries one after another on balanced lanes, shared only where it pays",
+          "[align][search16]") {
+  static_assert(s16::kRows == 32, "the chunk counts below are for 32-row chunks");
+  // The big search's first launch (issue 18): 47, 29, 22, 20, 12 and 8
+  // chunks. One pair per two queries sweeps 47 + 22 + 12 = 81 chunks; one
+  // pair whose lanes carry 47 + 20 and 29 + 22 + 12 + 8 queries' chunks, 71.
+  const std::vector<std::uint32_t> big = {1489, 921, 686, 635, 361, 237};
+  const s16::LanePlan one = s16::plan_lanes(big, 1);
+  REQUIRE(one.begin == std::vector<std::uint32_t>{0, 71});
+  const s16::LanePlan three = s16::plan_lanes(big, 3);
+  REQUIRE(three.begin == std::vector<std::uint32_t>{0, 47, 69, 81});
+  // Every query's rows once, in order, each from a chunk boundary.
+  for (const s16::LanePlan* plan : {&one, &three}) {
+    std::vector<std::uint32_t> next_row(big.size(), 0);
+    for (const s16::LaneChunk& c : plan->chunks)
+      for (int k = 0; k < 2; ++k) {
+        if (c.query[k] == s16::kIdleLane) continue;
+        CHECK(static_cast<std::uint32_t>(c.row[k]) == next_row[c.query[k]]);
+        next_row[c.query[k]] += s16::kRows;
+      }
+    for (std::size_t q = 0; q < big.size(); ++q)
+      CHECK(next_row[q] == (big[q] + s16::kRows - 1) / s16::kRows * s16::kRows);
+  }
+  // An empty query takes one chunk, so that it is reported.
+  const s16::LanePlan empty = s16::plan_lanes(std::vector<std::uint32_t>{0}, 1);
+  REQUIRE(empty.chunks.size() == 1);
+  CHECK(empty.chunks[0].query[0] == 0);
+  CHECK(empty.chunks[0].query[1] == s16::kIdleLane);
+  // 1.19 M targets keep the device busy with one pair: shared (71 <= 0.9 x
+  // 81). 20,000 targets want more pairs, and queries of one length gain
+  // nothing from sharing: one pair per two.
+  CHECK(s16::choose_lane_plan(big, 1'190'000).begin.size() == 2);
+  // 200 queries of 10 chunks on 106 lanes: 94 lanes of two, 12 of one, so
+  // 47 x 20 + 6 x 10 sweeps, as many as 100 pairs of one query each.
+  const std::vector<std::uint32_t> even(200, 300);
+  CHECK(s16::lane_pairs(200, 20'000) == 53);
+  CHECK(s16::plan_lanes(even, 53).chunks.size() == 1000);
+  CHECK(s16::choose_lane_plan(even, 20'000).begin.size() == 101);
+}
+
 TEST_CASE("emulated 16-bit search scores equal reference_score on random inputs",
           "[align][search16]") {
   const std::uint64_t seed = test::test_seed();
