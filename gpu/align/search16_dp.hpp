@@ -4,11 +4,13 @@
 //
 // One thread scores one target against two queries at once, one per signed
 // 16-bit lane of every 32-bit register (s16x2, Hopper DPX where present,
-// gpu/primitives/dpx.cuh): queries 2p and 2p + 1 of a launch, which the
-// engine sorts longest first, so the two lengths are close. Both lanes read
-// the same target letter, so the substitution word of a cell pair is one
-// 32-bit entry of a per-chunk profile of packed (query 2p, query 2p + 1)
-// scores in shared memory: four rows per 16-byte load and no instruction to
+// gpu/primitives/dpx.cuh). Global alignment: queries 2p and 2p + 1 of a
+// launch, which the engine sorts longest first, so the two lengths are
+// close. Local alignment: each lane may carry several queries one after
+// another, along a plan of chunks (plan_lanes). Both lanes read the same
+// target letter, so the substitution word of a cell pair is one 32-bit
+// entry of a per-chunk profile of the lanes' packed scores in shared
+// memory: four rows per 16-byte load and no instruction to
 // join two lookups (the two-targets-per-thread form needed a byte permute
 // per cell pair on the ALU pipe, which the kernel saturates: run 30). The
 // query pair is swept kRows rows at a time with H and E of those rows in
@@ -191,7 +193,8 @@ SF_HOST_DEVICE int lane_s16(std::uint32_t x, int k) {
 
 // Column j + 1's letter and edge cell are loaded while column j is computed:
 // calls column(j, letter, edge cell) for j = 0 .. columns - 1 (the edge
-// cell is read only when from_edge). Both modes sweep a chunk this way.
+// cell is read only when from_edge): the global sweep. The local one loads
+// without a branch, which would split its step (score_lanes_local).
 template <class Column>
 SF_HOST_DEVICE void sweep_columns(const std::uint8_t* target, const Edge16* edge, int columns,
                                   bool from_edge, Column&& column) {

@@ -122,6 +122,25 @@ void require_layout(const s16::TargetLayout& l, const Flat& targets) {
   CHECK(bad_pad == 0);
 }
 
+// What a launch starts from: fresh device memory holds anything, so the
+// edges (one strip per pair) and the output are poisoned; and its (pair,
+// slot) items in a shuffled order, as blocks and threads run.
+struct LaunchStart {
+  std::vector<s16::Edge16> edges;
+  std::vector<std::uint64_t> items;
+};
+LaunchStart start_launch(std::size_t pairs, std::uint64_t cells, std::uint32_t count,
+                         std::size_t slots, std::mt19937_64& rng,
+                         std::vector<gpu::PairScore>& by_slot) {
+  LaunchStart start;
+  start.edges.assign(pairs * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
+  by_slot.assign(count * slots, gpu::PairScore{-7777, -7, -7});
+  start.items.resize(pairs * slots);
+  std::iota(start.items.begin(), start.items.end(), std::uint64_t{0});
+  std::shuffle(start.items.begin(), start.items.end(), rng);
+  return start;
+}
+
 // A local launch: its queries on `pairs` lane pairs (plan_lanes), as the
 // kernel sweeps them.
 void run_local_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
@@ -135,11 +154,7 @@ void run_local_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params
   const s16::LanePlan plan = s16::plan_lanes(lengths, pairs);
   REQUIRE(plan.begin.size() == pairs + 1);
   const std::uint64_t cells = s16::edge_cells16(l);
-  std::vector<s16::Edge16> edges(pairs * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
-  by_slot.assign(count * slots, gpu::PairScore{-7777, -7, -7});
-  std::vector<std::uint64_t> items(pairs * slots);
-  std::iota(items.begin(), items.end(), std::uint64_t{0});
-  std::shuffle(items.begin(), items.end(), rng);
+  auto [edges, items] = start_launch(pairs, cells, count, slots, rng, by_slot);
   for (const std::uint64_t item : items) {
     const std::size_t pair = item / slots, slot = item % slots;
     HostLaneChunks chunks{&params.matrix, params.alphabet_size, &queries, first, params.gap_open};
@@ -180,13 +195,7 @@ void run_launch(const s16::TargetLayout& l, const gpu::ScoreParams& params,
   const std::size_t slots = l.order.size();
   const std::size_t pairs = (count + 1) / 2;
   const std::uint64_t cells = s16::edge_cells16(l);
-  // Fresh device memory holds anything: poison the edges and the output.
-  std::vector<s16::Edge16> edges(pairs * cells + 1, s16::Edge16{0xA5A5A5A5u, 0x5A5A5A5Au});
-  by_slot.assign(count * slots, gpu::PairScore{-7777, -7, -7});
-  // (query pair, slot) items in a shuffled order, as blocks and threads run.
-  std::vector<std::uint64_t> items(pairs * slots);
-  std::iota(items.begin(), items.end(), std::uint64_t{0});
-  std::shuffle(items.begin(), items.end(), rng);
+  auto [edges, items] = start_launch(pairs, cells, count, slots, rng, by_slot);
   for (const std::uint64_t item : items) {
     const std::size_t pair = item / slots, slot = item % slots;
     const std::size_t y0 = 2 * pair, y1 = y0 + 1;
