@@ -162,12 +162,16 @@ void fill_device(void* dst, unsigned char value, std::size_t bytes, Stream& stre
 // fills the other. Waits for the copy.
 void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
                            unsigned threads);
-// The other way: a large copy from ordinary host memory (256 MiB or more)
-// through the same two staging blocks, `threads` host threads filling
-// one while the device reads the other; a smaller one directly. Waits for
-// the copy.
+// The other way: a large copy from ordinary host memory through the same
+// two staging blocks, `threads` host threads filling one while the device
+// reads the other. `from` says which copies are large enough: by default
+// 256 MiB or more (a caller that may wait for the blocks to be pinned);
+// StagedFrom::prepared: 16 MiB or more, for callers that called
+// prepare_staged_copies() earlier. Smaller ones go directly. Waits for the
+// copy.
+enum class StagedFrom { large, prepared };
 void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
-                             unsigned threads);
+                             unsigned threads, StagedFrom from = StagedFrom::large);
 // Starts pinning the staging blocks of the two copies above on a thread of
 // its own (it takes tens of milliseconds) and returns: call it once the
 // device is chosen, and the copy that needs them later waits for them.

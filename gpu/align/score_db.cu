@@ -22,6 +22,7 @@
 #include "gpu/align/device_max_plus.cuh"
 #include "gpu/align/score_db.hpp"
 #include "gpu/align/search16_dp.hpp"
+#include "gpu/align/search16_lanes.hpp"
 #include "gpu/align/search32_dp.hpp"
 #include "gpu/align/search_table.cuh"
 #include "gpu/trace.hpp"
@@ -108,7 +109,7 @@ constexpr std::uint64_t kStagingBytes = std::uint64_t{256} << 20;
 }  // namespace
 
 DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
-                                 std::span<const std::uint64_t> offsets) {
+                                 std::span<const std::uint64_t> offsets, unsigned host_threads) {
   const std::size_t count = offsets.empty() ? 0 : offsets.size() - 1;
   lengths_.resize(count);
   for (std::size_t k = 0; k < count; ++k)
@@ -123,16 +124,19 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   slot_base_ = upload(layout.slot_base.data(), layout.slot_base.size(), build_stream_);
   codes_ = DeviceBuffer(layout.interleaved);
   fill_device(codes_.data(), search16::kPadCode, layout.interleaved, build_stream_);
-  interleave(codes, offsets, layout);
+  interleave(codes, offsets, layout, host_threads);
   order_ = std::move(layout.order);
   build_stream_.synchronize();  // the host vectors die here
 }
 
 // The letters to the device in steps of kStagingBytes (whole targets), each
-// scattered to its slots by interleave_targets_kernel.
+// scattered to its slots by interleave_targets_kernel. Through pinned
+// staging blocks: the runtime's own staging of pageable memory (about
+// 2 GB/s) made a 450 M-residue part's upload most of the 0.35 s the big
+// search waited before its first launch (run 36f).
 void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
                                  std::span<const std::uint64_t> offsets,
-                                 const search16::TargetLayout& layout) {
+                                 const search16::TargetLayout& layout, unsigned host_threads) {
   const std::size_t count = layout.order.size();
   if (count == 0 || layout.interleaved == 0) return;
   std::vector<std::uint64_t> dest(count);  // by target: its slot's base
@@ -152,7 +156,8 @@ void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
     const std::uint64_t bytes = offsets[last] - offsets[first];
     // In stream order: this copy waits for the previous step's kernel.
     if (bytes > 0)
-      copy_to_device(staging.data(), codes.data() + offsets[first], bytes, build_stream_);
+      copy_from_pageable_host(staging.data(), codes.data() + offsets[first], bytes, build_stream_,
+                              host_threads, StagedFrom::prepared);
     interleave_targets_kernel<<<static_cast<unsigned>(last - first), 128, 0,
                                 static_cast<gpuStream_t>(build_stream_.native())>>>(
         staging.as<const std::uint8_t>(), offsets[first], d_offsets.as<const std::uint64_t>(),
@@ -274,19 +279,25 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   return Status::kSuccess;
 }
 
-// Queries per launch: as many as the edge memory allows (each query in flight
-// needs its edge cells; half of what is free, at most 16 GiB), so the short
-// work of many queries fills the time of the longest pairs; at most 2^24
-// scores per launch on the host.
-std::uint32_t DeviceTargetSet::queries_per_launch(std::uint64_t edge_bytes_per_query) const {
-  const std::uint64_t edge_budget = std::clamp<std::uint64_t>(
-      free_device_memory() / 2, std::uint64_t{256} << 20, std::uint64_t{16} << 30);
+// Edge memory a launch may take: half of what is free, at most 16 GiB, so
+// that the short work of many queries fills the time of the longest pairs.
+std::uint64_t DeviceTargetSet::edge_budget() {
+  return std::clamp<std::uint64_t>(free_device_memory() / 2, std::uint64_t{256} << 20,
+                                   std::uint64_t{16} << 30);
+}
+
+// Queries a launch may take whatever its edges: at most 2^24 scores per
+// launch on the host, and at most 65,535 (the kernels' grids have a query,
+// or query pair, per blockIdx.y: many queries against a few targets).
+std::uint32_t DeviceTargetSet::launch_query_limit() const {
   const std::uint64_t by_scores = (std::uint64_t{1} << 24) / std::max<std::size_t>(size(), 1);
-  // At most 65,535: the kernels' grids have a query (or query pair) per
-  // blockIdx.y, whose limit that is (many queries against a few targets).
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(by_scores, 1, 65535));
+}
+
+// Queries per launch when each needs edge_bytes_per_query of edges.
+std::uint32_t DeviceTargetSet::queries_per_launch(std::uint64_t edge_bytes_per_query) const {
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
-      std::min(edge_budget / std::max<std::uint64_t>(edge_bytes_per_query, 1), by_scores), 1,
-      65535));
+      edge_budget() / std::max<std::uint64_t>(edge_bytes_per_query, 1), 1, launch_query_limit()));
 }
 
 // Slots [0, slots) of the resident targets (interleaved bytes [0,
@@ -336,8 +347,8 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   };
   std::uint32_t count = queries > 0 ? launch(0) : 0;
   for (std::size_t first = 0; first < queries; first += per_launch) {
-    copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * slots * count, stream_);
-    stream_.synchronize();
+    copy_to_pageable_host(by_slot.data(), scores.data(), sizeof(PairScore) * slots * count, stream_,
+                          loop.workers());
     trace("align search: " + std::to_string(count) + " queries scored on the device");
     // The next launch runs while this one's scores are put in place (its
     // scores were copied out of the buffer it overwrites).
@@ -362,79 +373,80 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   const std::uint64_t long_interleaved = split.interleaved;
   const auto narrow_slots = static_cast<std::uint32_t>(size() - long_slots);
   const std::uint64_t narrow_bytes = interleaved_bytes_ - long_interleaved;
-  // Per query: a pair of queries shares one edge cell per interleaved letter.
-  const std::uint64_t narrow_edge_bytes = (narrow_bytes / 2) * sizeof(search16::Edge16);
+  // A pair of lanes (of queries) shares one edge cell per interleaved letter.
+  const std::uint64_t pair_edge_bytes = narrow_bytes * sizeof(search16::Edge16);
   const std::uint64_t long_edge_bytes = long_interleaved * sizeof(EdgeHF);
-  // An even count where it can be: a launch's odd query is alone in its lanes.
-  std::uint32_t per_launch = queries_per_launch(narrow_edge_bytes + long_edge_bytes);
-  if (per_launch > 1) per_launch -= per_launch % 2;
-  DeviceBuffer edges = scratch_pool_.acquire(narrow_edge_bytes * (per_launch + per_launch % 2));
-  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * narrow_slots * per_launch);
+  const search16::Launches16 plan = search16::plan_launches16(
+      params.local, uploaded.lengths, narrow_slots,
+      {launch_query_limit(), edge_budget(), pair_edge_bytes, long_edge_bytes});
+  std::uint32_t most_pairs = 0, most_queries = 0;
+  for (const search16::Launch16& l : plan.launches) {
+    most_pairs = std::max(most_pairs, l.pairs);
+    most_queries = std::max(most_queries, l.count);
+  }
+  DeviceBuffer edges = scratch_pool_.acquire(pair_edge_bytes * most_pairs);
+  DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * narrow_slots * most_queries);
   DeviceBuffer long_edges, long_scores;
   if (long_slots > 0) {
-    long_edges = scratch_pool_.acquire(long_edge_bytes * per_launch);
-    long_scores = scratch_pool_.acquire(sizeof(PairScore) * long_slots * per_launch);
+    long_edges = scratch_pool_.acquire(long_edge_bytes * most_queries);
+    long_scores = scratch_pool_.acquire(sizeof(PairScore) * long_slots * most_queries);
   }
-  std::vector<PairScore> by_slot(std::size_t{narrow_slots} * per_launch);
-  std::vector<PairScore> long_by_slot(std::size_t{long_slots} * per_launch);
+  std::vector<PairScore> by_slot(std::size_t{narrow_slots} * most_queries);
+  std::vector<PairScore> long_by_slot(std::size_t{long_slots} * most_queries);
   const search16::Targets16 view{codes_.as<std::uint8_t>(),
                                  slot_len_.as<std::uint32_t>() + long_slots,
                                  slot_base_.as<std::uint64_t>() + long_slots,
                                  narrow_slots,
                                  narrow_bytes,
                                  long_interleaved};
-  // Local alignment: a launch's queries on lanes that may carry several
-  // queries (search16::choose_lane_plan); the plan is uploaded with the
-  // launch and lives until the next one.
+  // Local alignment: every launch's lane plan in one upload.
   DeviceBuffer plan_chunks, plan_begin;
+  if (params.local) {
+    plan_chunks = upload(plan.lanes.chunks.data(), plan.lanes.chunks.size(), stream_);
+    plan_begin = upload(plan.lanes.begin.data(), plan.lanes.begin.size(), stream_);
+  }
   // upload_queries synchronized stream_: long_stream_ may start at once.
-  const auto launch = [&](std::size_t first) {
-    const auto count =
-        static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    const QueryBatch batch = query_batch(uploaded, static_cast<std::uint32_t>(first));
+  const auto launch = [&](const search16::Launch16& l) {
+    const QueryBatch batch = query_batch(uploaded, l.first);
     search16::LanePlanView lanes;
-    if (params.local) {
-      const search16::LanePlan plan = search16::choose_lane_plan(
-          std::span(uploaded.lengths).subspan(first, count), narrow_slots);
-      plan_chunks = upload(plan.chunks.data(), plan.chunks.size(), stream_);
-      plan_begin = upload(plan.begin.data(), plan.begin.size(), stream_);
-      lanes = {plan_chunks.as<search16::LaneChunk>(), plan_begin.as<std::uint32_t>(),
-               static_cast<std::uint32_t>(plan.begin.size() - 1)};
-    }
+    if (params.local)
+      lanes = {plan_chunks.as<search16::LaneChunk>(), plan_begin.as<std::uint32_t>() + l.begin_base,
+               l.pairs};
     if (long_slots > 0)
-      launch_score_db_long(params.local, targets_view(long_slots, long_interleaved), batch, count,
+      launch_score_db_long(params.local, targets_view(long_slots, long_interleaved), batch, l.count,
                            uploaded.matrix.as<int>(), params.alphabet_size, params.gap_open,
                            params.gap_extend, long_edges.as<EdgeHF>(), long_scores.as<PairScore>(),
                            long_stream_.native());
-    launch_score_db16(params.local, view, batch, count, lanes, uploaded.matrix.as<int>(),
+    launch_score_db16(params.local, view, batch, l.count, lanes, uploaded.matrix.as<int>(),
                       params.alphabet_size, p16, edges.as<search16::Edge16>(),
                       scores.as<PairScore>(), stream_.native());
-    return count;
   };
   std::vector<std::uint32_t> flagged_queries;
-  std::uint32_t count = queries > 0 ? launch(0) : 0;
-  for (std::size_t first = 0; first < queries; first += per_launch) {
+  if (!plan.launches.empty()) launch(plan.launches.front());
+  for (std::size_t k = 0; k < plan.launches.size(); ++k) {
+    const std::uint32_t first = plan.launches[k].first, done = plan.launches[k].count;
     // Both kernels are queued before either copy: a copy to pageable memory
     // returns only when it is done, so copying the long slots' scores first
-    // kept the 16-bit kernel from starting until the long kernel ended.
+    // kept the 16-bit kernel from starting until the long kernel ended. The
+    // 16-bit scores come through pinned blocks on the loop's threads (the
+    // runtime's own pageable copy, about 2 GB/s, held the device idle for
+    // 36 ms per launch of the big search).
     if (long_slots > 0)
-      copy_to_host(long_by_slot.data(), long_scores.data(), sizeof(PairScore) * long_slots * count,
+      copy_to_host(long_by_slot.data(), long_scores.data(), sizeof(PairScore) * long_slots * done,
                    long_stream_);
-    copy_to_host(by_slot.data(), scores.data(), sizeof(PairScore) * narrow_slots * count, stream_);
+    copy_to_pageable_host(by_slot.data(), scores.data(), sizeof(PairScore) * narrow_slots * done,
+                          stream_, loop.workers());
     long_stream_.synchronize();
-    stream_.synchronize();
-    trace("align search: " + std::to_string(count) + " queries scored on the device");
+    trace("align search: " + std::to_string(done) + " queries scored on the device");
     // The next launch runs while this one's scores are put in place (its
     // scores were copied out of the buffers it overwrites).
-    const std::uint32_t done = count;
-    if (first + per_launch < queries) count = launch(first + per_launch);
-    scatter(long_by_slot, uploaded, static_cast<std::uint32_t>(first), done, 0, long_slots, out,
-            loop);
+    if (k + 1 < plan.launches.size()) launch(plan.launches[k + 1]);
+    scatter(long_by_slot, uploaded, first, done, 0, long_slots, out, loop);
     stats_.narrow_pairs += std::uint64_t{done} * narrow_slots;
     flagged_queries.clear();
     stats_.flagged_pairs += search16::scatter16(
-        std::span<const PairScore>(by_slot.data(), std::size_t{done} * narrow_slots),
-        static_cast<std::uint32_t>(first), done, narrow_slots, flagged_queries,
+        std::span<const PairScore>(by_slot.data(), std::size_t{done} * narrow_slots), first, done,
+        narrow_slots, flagged_queries,
         [&](std::uint32_t q, std::uint32_t slot, const PairScore& r) {
           out[std::size_t{uploaded.rows[q]} * size() + order_[long_slots + slot]] = r;
         },

@@ -84,8 +84,11 @@ class DeviceTargetSet {
  public:
   // Uploads the targets once. `codes` holds every target's letter codes back
   // to back; target k is codes[offsets[k], offsets[k+1]). Throws
-  // OutOfDeviceMemory when the set does not fit.
-  DeviceTargetSet(std::span<const std::uint8_t> codes, std::span<const std::uint64_t> offsets);
+  // OutOfDeviceMemory when the set does not fit. The letters go up through
+  // pinned staging blocks (copy_from_pageable_host) that `host_threads`
+  // threads fill.
+  DeviceTargetSet(std::span<const std::uint8_t> codes, std::span<const std::uint64_t> offsets,
+                  unsigned host_threads = 1);
 
   [[nodiscard]] std::size_t size() const noexcept { return lengths_.size(); }
   [[nodiscard]] std::uint64_t residues() const noexcept { return residues_; }
@@ -122,7 +125,9 @@ class DeviceTargetSet {
   [[nodiscard]] LongSplit long_split(std::uint32_t factor) const;
   // Fills codes_ (allocated, padded) with the targets' letters in `layout`.
   void interleave(std::span<const std::uint8_t> codes, std::span<const std::uint64_t> offsets,
-                  const search16::TargetLayout& layout);
+                  const search16::TargetLayout& layout, unsigned host_threads);
+  [[nodiscard]] static std::uint64_t edge_budget();
+  [[nodiscard]] std::uint32_t launch_query_limit() const;
   [[nodiscard]] std::uint32_t queries_per_launch(std::uint64_t edge_bytes_per_query) const;
   [[nodiscard]] TargetsView targets_view(std::uint32_t slots, std::uint64_t interleaved) const;
   [[nodiscard]] static QueryBatch query_batch(const QueryUpload& queries, std::uint32_t first);

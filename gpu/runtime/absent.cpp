@@ -78,7 +78,7 @@ void fill_device(void*, unsigned char, std::size_t, Stream&) {
 void copy_to_pageable_host(void*, const void*, std::size_t, Stream&, unsigned) {
   no_backend();
 }
-void copy_from_pageable_host(void*, const void*, std::size_t, Stream&, unsigned) {
+void copy_from_pageable_host(void*, const void*, std::size_t, Stream&, unsigned, StagedFrom) {
   no_backend();
 }
 void prepare_staged_copies() {

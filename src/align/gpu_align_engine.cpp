@@ -191,7 +191,7 @@ double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
   const auto build = [&, device = gpu::current_device()](TargetRange part) {
     try {
       gpu::use_device(device);
-      next = std::make_unique<GpuScorer>(scheme, job.mode, targets, part);
+      next = std::make_unique<GpuScorer>(scheme, job.mode, targets, part, threads);
     } catch (...) {
       build_error = std::current_exception();
     }
@@ -268,7 +268,7 @@ AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& 
                                       const EncodedSequences& targets, std::span<const Codes> q,
                                       std::span<const Codes> t, const EmitHits& emit) {
   AlignStats stats;
-  GpuScorer scorer(scheme, job.mode, targets);
+  GpuScorer scorer(scheme, job.mode, targets, job.threads);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback)
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
@@ -333,6 +333,22 @@ AlignStats run_streamed_search_on_gpu(const AlignJob& job, const ScoringScheme& 
   return stats;
 }
 
+// The targets' upload and the scores' download go through pinned staging
+// blocks once they pass 16 MiB (gpu::StagedFrom::prepared), and pinning a
+// set takes 50 to 80 ms: started here, in the background, while the first
+// part is planned. Two sets when a part is uploaded while another is scored.
+void prepare_staging(std::span<const TargetRange> parts, std::uint64_t residues,
+                     std::size_t queries) {
+  constexpr std::uint64_t kStagedBytes = std::uint64_t{16} << 20;
+  if (parts.empty()) return;
+  const std::uint64_t targets = parts.empty() ? 0 : parts.front().size();
+  const std::uint64_t score_bytes =
+      std::min<std::uint64_t>(queries * targets, std::uint64_t{1} << 24) * sizeof(gpu::PairScore);
+  if (residues / parts.size() < kStagedBytes && score_bytes < kStagedBytes) return;
+  for (std::size_t k = 0; k < std::min<std::size_t>(parts.size(), 2); ++k)
+    gpu::prepare_staged_copies();
+}
+
 AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
                              const EncodedSequences& queries, const EncodedSequences& targets,
                              std::span<const Codes> q, std::span<const Codes> t,
@@ -342,6 +358,7 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   const std::vector<TargetRange> parts = plan_target_parts(
       targets.offsets(),
       part_residues(job, targets.flat_codes().size(), longest, gpu::free_device_memory()));
+  prepare_staging(parts, targets.flat_codes().size(), q.size());
   if (parts.size() <= 1)
     return run_resident_search_on_gpu(job, scheme, queries, targets, q, t, emit);
   return run_streamed_search_on_gpu(job, scheme, queries, targets, q, t, parts, emit);

@@ -88,7 +88,7 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
                            std::size_t chunks, const WorkerMemory& memory, std::size_t worker,
                            ChunkExchange& exchange, double& device_seconds) {
   const unsigned threads = worker_threads(job);
-  GpuScorer scorer(scheme, job.mode, targets, range);
+  GpuScorer scorer(scheme, job.mode, targets, range, threads);
   // The tracer holds the range's targets (it reads them on the host for the
   // pairs it traces on the CPU, so the copy lives as long as it does).
   EncodedSequences range_targets(scheme);

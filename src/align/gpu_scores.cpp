@@ -12,17 +12,18 @@ struct GpuScorer::State {
   gpu::DeviceTargetSet targets;
 };
 
-GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets)
-    : GpuScorer(scheme, mode, targets, {0, static_cast<std::uint32_t>(targets.size())}) {}
+GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets,
+                     unsigned threads)
+    : GpuScorer(scheme, mode, targets, {0, static_cast<std::uint32_t>(targets.size())}, threads) {}
 
 GpuScorer::GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets,
-                     TargetRange part)
+                     TargetRange part, unsigned threads)
     // State holds device objects that cannot move: built in place. The set
     // reads target k of the part at flat_codes()[offsets[k], offsets[k + 1]).
     : state_(new State{
           gpu_score_params(scheme, mode),
           gpu::DeviceTargetSet(targets.flat_codes(),
-                               targets.offsets().subspan(part.begin, part.size() + 1))}) {}
+                               targets.offsets().subspan(part.begin, part.size() + 1), threads)}) {}
 
 GpuScorer::~GpuScorer() = default;
 

@@ -17,11 +17,14 @@ namespace seqfuse::align {
 // Targets uploaded once, then scored against any number of queries.
 class GpuScorer {
  public:
-  GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets);
+  // The letters go up through pinned staging blocks filled on `threads`
+  // host threads.
+  GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets,
+            unsigned threads);
   // Only targets [part.begin, part.end): one part of a set too large for
   // the device, whose scores then index the part (target part.begin is 0).
   GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets,
-            TargetRange part);
+            TargetRange part, unsigned threads);
   ~GpuScorer();
   GpuScorer(const GpuScorer&) = delete;
   GpuScorer& operator=(const GpuScorer&) = delete;

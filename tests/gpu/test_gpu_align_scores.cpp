@@ -14,6 +14,7 @@
 #include "../unit/test_align_support.hpp"
 #include "align/gpu_params.hpp"
 #include "align/reference.hpp"
+#include "core/parallel.hpp"
 #include "gpu/align/score_db.hpp"
 
 namespace {
@@ -24,6 +25,30 @@ namespace gpu = seqfuse::gpu;
 namespace test = seqfuse::align::test;
 
 using Flat = test::FlatCodes;
+
+// Pairs of `got` (scores of every query against every target) that differ
+// from the reference: every `step`-th target of each query, from q % step.
+std::size_t wrong_pairs(const ScoringScheme& scheme, AlignMode mode, const Flat& queries,
+                        const Flat& targets, const std::vector<gpu::PairScore>& got,
+                        std::size_t step = 1) {
+  std::size_t wrong = 0;
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    for (std::size_t t = q % step; t < targets.size(); t += step) {
+      const auto want = seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
+      const gpu::PairScore& g = got[q * targets.size() + t];
+      if (g.score != want.score || g.query_end != want.query_end ||
+          g.target_end != want.target_end) {
+        if (++wrong <= 5) {
+          UNSCOPED_INFO("query " << q << " (len " << queries[q].size() << ") target " << t
+                                 << " (len " << targets[t].size() << "): gpu " << g.score << " @"
+                                 << g.query_end << "," << g.target_end << " reference "
+                                 << want.score << " @" << want.query_end << "," << want.target_end);
+        }
+      }
+    }
+  }
+  return wrong;
+}
 
 // Scores all queries against all targets on the GPU (output poisoned first)
 // and requires every pair to equal the reference. narrow: 16-bit lanes first
@@ -40,23 +65,7 @@ gpu::ScoreStats require_equal_to_reference(const ScoringScheme& scheme, AlignMod
   const gpu::ScoreStats stats = set.last_stats();
   CHECK(stats.pairs == queries.size() * targets.size());
   if (!narrow) CHECK(stats.narrow_pairs == 0);
-  std::size_t wrong = 0;
-  for (std::size_t q = 0; q < queries.size(); ++q) {
-    for (std::size_t t = 0; t < targets.size(); ++t) {
-      const auto want = seqfuse::align::reference_score(mode, scheme, queries[q], targets[t]);
-      const gpu::PairScore& g = got[q * targets.size() + t];
-      if (g.score != want.score || g.query_end != want.query_end ||
-          g.target_end != want.target_end) {
-        if (++wrong <= 5) {
-          UNSCOPED_INFO("query " << q << " (len " << queries[q].size() << ") target " << t
-                                 << " (len " << targets[t].size() << "): gpu " << g.score << " @"
-                                 << g.query_end << "," << g.target_end << " reference "
-                                 << want.score << " @" << want.query_end << "," << want.target_end);
-        }
-      }
-    }
-  }
-  CHECK(wrong == 0);
+  CHECK(wrong_pairs(scheme, mode, queries, targets, got) == 0);
   return stats;
 }
 
@@ -266,5 +275,43 @@ TEST_CASE("GPU 16-bit search: the longest targets run in the wavefront kernel be
     const gpu::ScoreStats all16 =
         require_equal_to_reference(scheme, mode, queries, targets, true, /*long_factor=*/0);
     CHECK(all16.narrow_pairs == all16.pairs);
+  }
+}
+
+TEST_CASE("GPU 16-bit search: a 20 M-residue set up and its scores down through pinned blocks",
+          "[gpu][align][search16]") {
+  const std::uint64_t seed = test::test_seed();
+  INFO("SEQFUSE_TEST_SEED=" << seed);
+  test::RandomSequences rng(seed);
+  const ScoringScheme scheme = ScoringScheme::builtin("blosum62", {11, 1});
+  const std::string amino = "ARNDCQEGHILKMFPSTWYV";
+  // Past 16 MiB both ways: the letters (25 M) go up through pinned staging
+  // blocks filled on 4 host threads, and 16 queries' scores (100,000 x 16 x
+  // 12 bytes) come down the same way. A sample of pairs against the
+  // reference, every query.
+  const std::string related = rng.random(amino, 200);
+  Flat queries, targets;
+  queries.add(test::encode(scheme, rng.random(amino, 600)));
+  for (int q = 1; q < 15; ++q)
+    queries.add(
+        test::encode(scheme, rng.random(amino, static_cast<std::size_t>(rng.uniform(1, 300)))));
+  queries.add(test::encode(scheme, related));
+  for (int k = 0; k < 100'000; ++k)
+    targets.add(test::encode(
+        scheme, k % 50 == 3 ? rng.mutate(related, amino, 0.15)
+                            : rng.random(amino, static_cast<std::size_t>(rng.uniform(150, 350)))));
+  REQUIRE(targets.codes.size() > (std::size_t{16} << 20));
+  gpu::DeviceTargetSet set(targets.codes, targets.offsets, 4);
+  for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    INFO(seqfuse::align::mode_name(mode));
+    std::vector<gpu::PairScore> got(queries.size() * targets.size(), gpu::PairScore{-7777, -7, -7});
+    const gpu::ScoreParams params = seqfuse::align::gpu_score_params(scheme, mode);
+    REQUIRE(set.score(params, queries.codes, queries.offsets, got, seqfuse::host_loop(4)) ==
+            gpu::Status::kSuccess);
+    // About 4,800 pairs: every 331st target of each query.
+    CHECK(wrong_pairs(scheme, mode, queries, targets, got, 331) == 0);
+    std::size_t poisoned = 0;
+    for (const gpu::PairScore& g : got) poisoned += g.score == -7777;
+    CHECK(poisoned == 0);
   }
 }

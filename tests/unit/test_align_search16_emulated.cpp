@@ -18,6 +18,7 @@
 #include "align/reference.hpp"
 #include "core/parallel.hpp"
 #include "gpu/align/search16_dp.hpp"
+#include "gpu/align/search16_lanes.hpp"
 #include "test_align_support.hpp"
 
 namespace {
@@ -378,6 +379,58 @@ TEST_CASE("lane plans: queries one after another on balanced lanes, shared only 
   CHECK(s16::lane_pairs(200, 20'000) == 53);
   CHECK(s16::plan_lanes(even, 53).chunks.size() == 1000);
   CHECK(s16::choose_lane_plan(even, 20'000).begin.size() == 101);
+}
+
+TEST_CASE("launch plans: shared lanes take as many queries as their edges allow",
+          "[align][search16]") {
+  // The big search's part: 10 queries against 1.19 M targets. One query pair
+  // (lane pair) of edges is 1 unit, a query's long-target edges 0.01.
+  const std::vector<std::uint32_t> ten = {1489, 921, 686, 635, 361, 237, 236, 200, 150, 100};
+  const s16::LaunchBudget roomy{16, 320, 100, 1};  // 6 paired queries fit (51 each)
+  CHECK(s16::paired_queries_per_launch(roomy) == 6);
+  // Global: query pairs, 6 + 4.
+  const s16::Launches16 global = s16::plan_launches16(false, ten, 1'190'000, roomy);
+  REQUIRE(global.launches.size() == 2);
+  CHECK(global.launches[1].first == 6);
+  CHECK(global.launches[1].count == 4);
+  CHECK(global.launches[1].pairs == 2);
+  CHECK(global.lanes.chunks.empty());
+  // Local: all ten on one lane pair, in one launch.
+  const s16::Launches16 local = s16::plan_launches16(true, ten, 1'190'000, roomy);
+  REQUIRE(local.launches.size() == 1);
+  CHECK(local.launches[0].count == 10);
+  CHECK(local.launches[0].pairs == 1);
+  // Too little edge memory for that (110): the paired count, 2 queries a
+  // launch, each launch's lanes after the previous one's in one plan.
+  const s16::LaunchBudget tight{16, 105, 100, 1};
+  const s16::Launches16 split = s16::plan_launches16(true, ten, 1'190'000, tight);
+  REQUIRE(split.launches.size() == 5);
+  std::uint32_t first = 0;
+  for (const s16::Launch16& l : split.launches) {
+    CHECK(l.first == first);
+    CHECK(l.count == 2);
+    CHECK(l.pairs * tight.pair_bytes + l.count * tight.query_bytes <= tight.edge_budget);
+    // The launch's chunks: its two queries' rows, and nothing else.
+    const std::uint32_t begin = split.lanes.begin[l.begin_base];
+    const std::uint32_t end = split.lanes.begin[l.begin_base + l.pairs];
+    std::uint32_t rows = 0;
+    for (std::uint32_t c = begin; c < end; ++c)
+      for (int k = 0; k < 2; ++k) {
+        const std::int32_t q = split.lanes.chunks[c].query[k];
+        if (q == s16::kIdleLane) continue;
+        CHECK((q == 0 || q == 1));
+        rows += s16::kRows;
+      }
+    const auto chunks = [](std::uint32_t len) { return (len + s16::kRows - 1) / s16::kRows; };
+    CHECK(rows == (chunks(ten[first]) + chunks(ten[first + 1])) * s16::kRows);
+    first += l.count;
+  }
+  CHECK(split.lanes.begin.back() == split.lanes.chunks.size());
+  // The host's score buffer caps a launch: 4 queries at most.
+  const s16::Launches16 capped =
+      s16::plan_launches16(true, ten, 1'190'000, s16::LaunchBudget{4, 320, 100, 1});
+  REQUIRE(capped.launches.size() == 3);
+  CHECK(capped.launches[2].count == 2);
 }
 
 TEST_CASE("emulated 16-bit search scores equal reference_score on random inputs",
