@@ -553,24 +553,45 @@ struct TargetLayout {
 
 // The layout without its letters: order, lengths and bases. Longest first,
 // so the targets of one group (and one warp) have similar lengths: little
-// padding, little divergence; ties keep input order. Sorted as 64-bit keys
-// (length complemented, index): a plain sort of distinct keys, much faster
-// than a stable sort of indices for millions of targets.
+// padding, little divergence; ties keep input order. A counting sort by
+// length where the longest target is below 2^20 letters (every protein
+// set): it runs on the critical path of a search's first part, where
+// sorting 64-bit keys (length complemented, index) took about 60 ms for the
+// 1.1 M targets of a big search's part; the keys' sort otherwise.
 inline TargetLayout plan_target_layout(std::span<const std::uint64_t> offsets) {
   TargetLayout l;
   const std::size_t count = offsets.empty() ? 0 : offsets.size() - 1;
-  std::vector<std::uint64_t> keys(count);
-  for (std::size_t k = 0; k < count; ++k) {
-    const auto length = static_cast<std::uint32_t>(offsets[k + 1] - offsets[k]);
-    keys[k] = (std::uint64_t{~length} << 32) | k;
-  }
-  std::sort(keys.begin(), keys.end());
+  const auto length = [&](std::size_t k) {
+    return static_cast<std::uint32_t>(offsets[k + 1] - offsets[k]);
+  };
+  std::uint32_t longest = 0;
+  for (std::size_t k = 0; k < count; ++k) longest = std::max(longest, length(k));
   l.order.resize(count);
   l.slot_len.resize(count);
   l.slot_base.resize(count);
+  if (longest < (std::uint32_t{1} << 20)) {
+    // next[r]: the next slot of rank r = longest - length.
+    std::vector<std::uint32_t> next(std::size_t{longest} + 1, 0);
+    for (std::size_t k = 0; k < count; ++k) ++next[longest - length(k)];
+    std::uint32_t slot = 0;
+    for (std::uint32_t r = 0; r <= longest; ++r) {
+      const std::uint32_t here = next[r];
+      std::fill_n(l.slot_len.begin() + slot, here, longest - r);
+      next[r] = slot;
+      slot += here;
+    }
+    for (std::size_t k = 0; k < count; ++k)
+      l.order[next[longest - length(k)]++] = static_cast<std::uint32_t>(k);
+  } else {
+    std::vector<std::uint64_t> keys(count);
+    for (std::size_t k = 0; k < count; ++k) keys[k] = (std::uint64_t{~length(k)} << 32) | k;
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t s = 0; s < count; ++s) {
+      l.order[s] = static_cast<std::uint32_t>(keys[s]);
+      l.slot_len[s] = ~static_cast<std::uint32_t>(keys[s] >> 32);
+    }
+  }
   for (std::size_t s = 0; s < count; ++s) {
-    l.order[s] = static_cast<std::uint32_t>(keys[s]);
-    l.slot_len[s] = ~static_cast<std::uint32_t>(keys[s] >> 32);
     const std::size_t lane = s % kSlotGroup;
     if (lane == 0) l.interleaved += std::uint64_t{l.slot_len[s]} * kSlotGroup;
     l.slot_base[s] = l.interleaved - std::uint64_t{l.slot_len[s - lane]} * kSlotGroup + lane;

@@ -385,6 +385,36 @@ TEST_CASE("lane plans: queries one after another on balanced lanes, shared only 
   CHECK(s16::choose_lane_plan(even, 20'000).begin.size() == 101);
 }
 
+TEST_CASE("target layout: longest first, ties in input order, both sorting paths",
+          "[align][search16]") {
+  std::mt19937_64 rng(test::test_seed());
+  for (const std::uint32_t giant : {0u, 1u << 20}) {  // 2^20 letters: the keys' sort
+    INFO("giant target " << giant);
+    std::vector<std::uint64_t> offsets{0};
+    for (int k = 0; k < 5000; ++k) offsets.push_back(offsets.back() + rng() % 40);  // many ties
+    if (giant != 0) offsets.insert(offsets.begin() + 1000, offsets[999] + giant);
+    for (std::size_t k = 1000; giant != 0 && k + 1 < offsets.size(); ++k) offsets[k + 1] += giant;
+    const std::size_t count = offsets.size() - 1;
+    std::vector<std::uint32_t> expected(count);
+    std::iota(expected.begin(), expected.end(), 0u);
+    const auto length = [&](std::uint32_t k) { return offsets[k + 1] - offsets[k]; };
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return length(a) > length(b); });
+    const s16::TargetLayout l = s16::plan_target_layout(offsets);
+    REQUIRE(l.order == expected);
+    std::uint64_t interleaved = 0;
+    for (std::size_t s = 0; s < count; ++s) {
+      CHECK(l.slot_len[s] == length(l.order[s]));
+      const std::size_t lane = s % gpu::kSlotGroup;
+      if (lane == 0) interleaved += std::uint64_t{l.slot_len[s]} * gpu::kSlotGroup;
+      CHECK(l.slot_base[s] ==
+            interleaved - std::uint64_t{l.slot_len[s - lane]} * gpu::kSlotGroup + lane);
+    }
+    CHECK(l.interleaved == interleaved);
+    if (giant != 0) CHECK(l.order.front() == 999);
+  }
+}
+
 TEST_CASE("launch plans: shared lanes take as many queries as their edges allow",
           "[align][search16]") {
   // The big search's part: 10 queries against 1.19 M targets. One query pair
