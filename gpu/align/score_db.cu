@@ -245,9 +245,8 @@ Status DeviceTargetSet::upload_queries(const ScoreParams& params,
 
 Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::uint8_t> query_codes,
                               std::span<const std::uint64_t> query_offsets,
-                              std::span<PairScore> out, const HostLoop& loop) {
+                              std::vector<PairScore>& out, const HostLoop& loop) {
   const std::size_t queries = query_offsets.empty() ? 0 : query_offsets.size() - 1;
-  if (out.size() != queries * size()) return Status::kInvalidSize;
   std::vector<std::uint32_t> all(queries);
   std::iota(all.begin(), all.end(), 0u);
   QueryUpload uploaded;
@@ -256,14 +255,17 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
     return s;
   stats_ = ScoreStats{};
   stats_.pairs = queries * size();
-  if (queries == 0 || size() == 0) return Status::kSuccess;
+  if (queries == 0 || size() == 0) {
+    out.resize(0);
+    return Status::kSuccess;
+  }
 
   if (!params.narrow_lanes || !search16::params_fit(search16::make_params16(params))) {
-    score_wide(params, uploaded, out, loop);
+    score_wide(params, uploaded, queries, out, loop);
     return Status::kSuccess;
   }
   std::vector<std::uint32_t> rerun;
-  score_narrow(params, uploaded, out, rerun, loop);
+  score_narrow(params, uploaded, queries, out, rerun, loop);
   if (rerun.empty()) return Status::kSuccess;
 
   // The queries of flagged pairs, whole rows at 32 bits: flagged pairs are
@@ -275,7 +277,7 @@ Status DeviceTargetSet::score(const ScoreParams& params, std::span<const std::ui
   if (const Status s = upload_queries(params, query_codes, query_offsets, std::move(rerun), subset);
       s != Status::kSuccess)
     return s;
-  score_wide(params, subset, out, loop);
+  score_wide(params, subset, queries, out, loop);
   return Status::kSuccess;
 }
 
@@ -327,7 +329,8 @@ void DeviceTargetSet::scatter(std::span<const PairScore> by_slot, const QueryUpl
 }
 
 void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& uploaded,
-                                 std::span<PairScore> out, const HostLoop& loop) {
+                                 std::size_t out_rows, std::vector<PairScore>& out,
+                                 const HostLoop& loop) {
   const std::size_t queries = uploaded.rows.size();
   const auto slots = static_cast<std::uint32_t>(size());
   const std::uint64_t edge_bytes_per_query = interleaved_bytes_ * sizeof(EdgeHF);
@@ -347,6 +350,7 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   };
   std::uint32_t count = queries > 0 ? launch(0) : 0;
   by_slot.resize(size() * per_launch);
+  out.resize(out_rows * size());
   for (std::size_t first = 0; first < queries; first += per_launch) {
     copy_to_pageable_host(by_slot.data(), scores.data(), sizeof(PairScore) * slots * count, stream_,
                           loop.workers());
@@ -365,8 +369,8 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
 // The 16-bit kernel over the slots past the long ones (long_split) and, on a
 // second stream at the same time, the wavefront kernel over the long slots.
 void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload& uploaded,
-                                   std::span<PairScore> out, std::vector<std::uint32_t>& rerun,
-                                   const HostLoop& loop) {
+                                   std::size_t out_rows, std::vector<PairScore>& out,
+                                   std::vector<std::uint32_t>& rerun, const HostLoop& loop) {
   const std::size_t queries = uploaded.rows.size();
   const search16::Params16 p16 = search16::make_params16(params);
   const LongSplit split = long_split(params.long_factor);
@@ -422,11 +426,12 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
   };
   std::vector<std::uint32_t> flagged_queries;
   if (!plan.launches.empty()) launch(plan.launches.front());
-  // The host's copies of the scores come into being while the first launch
-  // runs: fresh pages fault in at about 1 GB/s on the GPU machine (run 23a),
-  // 0.12 s for a part of the big search, which had passed before the launch.
+  // The host's buffers come into being while the first launch runs: fresh
+  // pages fault in at about 1 GB/s on the GPU machine (run 23a), 0.12 s
+  // per buffer for a part of the big search, which had passed before it.
   std::vector<PairScore> by_slot(std::size_t{narrow_slots} * most_queries);
   std::vector<PairScore> long_by_slot(std::size_t{long_slots} * most_queries);
+  out.resize(out_rows * size());
   for (std::size_t k = 0; k < plan.launches.size(); ++k) {
     const std::uint32_t first = plan.launches[k].first, done = plan.launches[k].count;
     // Both kernels are queued before either copy: a copy to pageable memory

@@ -156,17 +156,6 @@ void keep_top_of_chunk(const AlignJob& job, std::span<const gpu::PairScore> scor
   });
 }
 
-std::future<std::vector<gpu::PairScore>> chunk_scores_in_background(
-    std::size_t queries, std::span<const TargetRange> parts) {
-  std::size_t most = 0;
-  for (const TargetRange& part : parts) {
-    const std::size_t chunk =
-        std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(part.size(), 1));
-    most = std::max(most, std::min(chunk, queries) * part.size());
-  }
-  return std::async(std::launch::async, [most] { return std::vector<gpu::PairScore>(most); });
-}
-
 // Residues of targets one part of a GPU search holds. Parts pipeline the
 // upload: part k + 1 is uploaded and interleaved (about 0.5 s per G
 // residues on an H100) while part k is scored, so only the first part's
@@ -207,10 +196,8 @@ double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
       build_error = std::current_exception();
     }
   };
-  std::future<std::vector<gpu::PairScore>> pending_scores =
-      chunk_scores_in_background(query_count, parts);
   build(parts.front());
-  std::vector<gpu::PairScore> scores = pending_scores.get();
+  std::vector<gpu::PairScore> scores;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     if (build_error) std::rethrow_exception(build_error);
     std::unique_ptr<GpuScorer> scorer = std::move(next);
@@ -287,15 +274,13 @@ AlignStats run_resident_search_on_gpu(const AlignJob& job, const ScoringScheme& 
                                       const EncodedSequences& targets, std::span<const Codes> q,
                                       const EmitHits& emit) {
   AlignStats stats;
-  const TargetRange all{0, static_cast<std::uint32_t>(targets.size())};
-  std::future<std::vector<gpu::PairScore>> pending_scores =
-      chunk_scores_in_background(q.size(), std::span(&all, 1));
   GpuScorer scorer(scheme, job.mode, targets, job.threads);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback)
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, targets,
                                          /*device_budget_bytes=*/0, job.threads);
-  std::vector<gpu::PairScore> scores = pending_scores.get();
+  std::vector<gpu::PairScore> scores;
+  const TargetRange all{0, static_cast<std::uint32_t>(targets.size())};
   const std::size_t chunk =
       std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(targets.size(), 1));
   std::vector<std::vector<ScoredTarget>> kept;  // per query of a chunk

@@ -88,8 +88,6 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
                            std::size_t chunks, const WorkerMemory& memory, std::size_t worker,
                            ChunkExchange& exchange, double& device_seconds) {
   const unsigned threads = worker_threads(job);
-  std::future<std::vector<gpu::PairScore>> pending_scores =
-      chunk_scores_in_background(queries.size(), std::span(&range, 1));
   GpuScorer scorer(scheme, job.mode, targets, range, threads);
   // The tracer holds the range's targets (it reads them on the host for the
   // pairs it traces on the CPU, so the copy lives as long as it does).
@@ -100,7 +98,7 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, range_targets,
                                          memory.budgets.trace, threads);
   }
-  std::vector<gpu::PairScore> scores = pending_scores.get();
+  std::vector<gpu::PairScore> scores;
   std::vector<std::vector<ScoredTarget>> kept;
   std::vector<AlignHit> hits;
   for (std::size_t c = 0; c < chunks; ++c) {

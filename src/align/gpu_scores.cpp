@@ -36,7 +36,6 @@ void GpuScorer::score_all(const EncodedSequences& queries, std::size_t first, st
       queries.flat_codes().subspan(offsets.front(), offsets.back() - offsets.front());
   std::vector<std::uint64_t> rebased(offsets.begin(), offsets.end());
   for (auto& o : rebased) o -= offsets.front();
-  out.resize(count * state_->targets.size());
   require_gpu_success(
       state_->targets.score(state_->params, codes, rebased, out, host_loop(threads)),
       "GPU alignment");

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <future>
 #include <span>
 #include <vector>
 
@@ -56,14 +55,6 @@ void kept_to_hits(std::span<const std::vector<ScoredTarget>> kept, std::size_t f
 void keep_top_of_chunk(const AlignJob& job, std::span<const gpu::PairScore> scores,
                        TargetRange part, std::size_t first, std::size_t count,
                        std::span<std::vector<ScoredTarget>> kept, unsigned threads);
-
-// The host buffer for one chunk of score_all's scores against any of
-// `parts`, for `queries` queries, allocated and touched on a thread of its
-// own: fresh pages fault in at about 1 GB/s on the GPU machine (run 23a),
-// 0.12 s for the 120 MB of a 500 x 20,000 search, which otherwise passed
-// before its first launch. Taken once the first part is uploaded.
-[[nodiscard]] std::future<std::vector<gpu::PairScore>> chunk_scores_in_background(
-    std::size_t queries, std::span<const TargetRange> parts);
 
 // Residues of targets one part of a search holds on a device with
 // `free_bytes` free (the job's or the tunables' forced size first).

@@ -160,11 +160,16 @@ TEST_CASE("the GPU score engine refuses what it cannot do", "[gpu][align]") {
   CHECK(gpu::DeviceTargetSet::can_implement(p) == gpu::Status::kInvalidSize);
   p.alphabet_size = 2;
   p.matrix.assign(4, 1);
-  std::vector<gpu::PairScore> out(1);
+  std::vector<gpu::PairScore> out;
   // Letter code 2 is outside a 2-letter alphabet.
   CHECK(set.score(p, codes, offsets, out) == gpu::Status::kInvalidArgument);
-  std::vector<gpu::PairScore> wrong_size(2);
-  CHECK(set.score(p, codes, offsets, wrong_size) == gpu::Status::kInvalidSize);
+  // A 3-letter alphabet takes it; the output is sized to queries x targets.
+  p.alphabet_size = 3;
+  p.matrix.assign(9, 1);
+  std::vector<gpu::PairScore> two(2);
+  REQUIRE(set.score(p, codes, offsets, two) == gpu::Status::kSuccess);
+  CHECK(two.size() == 1);
+  CHECK(two[0].score == 3);
 }
 
 TEST_CASE("GPU 16-bit search: saturating pairs are rerun at 32 bits, their lane partners exact",
