@@ -22,6 +22,7 @@
 #include "align/gpu_scores.hpp"
 #include "align/gpu_search_steps.hpp"
 #include "align/gpu_traceback.hpp"
+#include "align/part_pipeline.hpp"
 #include "align/top_hits.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -164,16 +165,18 @@ void keep_top_of_chunk(const AlignJob& job, std::span<const gpu::PairScore> scor
 // resident on an H100
 // (bench/results/2026-11-24-nvidia-h100-run18-session10.md).
 // Memory: a resident residue takes 1 byte and each query in flight 4 bytes
-// of edges per residue (score_db16.cu); two parts (or one and the tracer's
-// copy of the whole set) and two queries' edges fit in 3/4 of free memory.
-// Greedy parts of at most residues / 4 + longest hold more than residues / 4
-// each but the last: four at most.
+// of edges per residue (score_db16.cu). Two parts are scored at once
+// (run_part_pipeline), each with at least one lane pair (two queries) of
+// edges: the two parts (or one and the tracer's copy of the whole set) and
+// four queries' edges fit in 3/4 of free memory. Greedy parts of at most
+// residues / 4 + longest hold more than residues / 4 each but the last:
+// four at most.
 std::uint64_t part_residues(const AlignJob& job, std::uint64_t residues, std::uint64_t longest,
                             std::uint64_t free_bytes) {
   if (job.gpu_part_residues != 0) return job.gpu_part_residues;
   if (const std::uint64_t forced = align_tunables().part_residues; forced != 0) return forced;
   constexpr std::uint64_t kMinPart = std::uint64_t{512} << 20;
-  constexpr std::uint64_t kEdgeBytes = 4 * 2;  // per residue, two queries in flight
+  constexpr std::uint64_t kEdgeBytes = 4 * 4;  // per residue, four queries in flight
   const std::uint64_t fits = free_bytes / 4 * 3 / (2 + kEdgeBytes);
   return std::min(std::max(residues / 4 + longest, kMinPart), fits);
 }
@@ -183,43 +186,47 @@ double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
                       std::span<const TargetRange> parts,
                       std::vector<std::vector<ScoredTarget>>& kept, unsigned threads,
                       const std::function<bool()>& stopping) {
-  double device_seconds = 0;
   const std::size_t query_count = queries.size();
   kept.resize(query_count);
-  std::unique_ptr<GpuScorer> next;
-  std::exception_ptr build_error;
-  const auto build = [&, device = gpu::current_device()](TargetRange part) {
-    try {
-      gpu::use_device(device);
-      next = std::make_unique<GpuScorer>(scheme, job.mode, targets, part, threads);
-    } catch (...) {
-      build_error = std::current_exception();
-    }
+  // One chunking for every part, so that chunk c holds the same queries in
+  // each (their hits merge in part order).
+  std::size_t largest = 1;
+  for (const TargetRange& part : parts) largest = std::max<std::size_t>(largest, part.size());
+  const std::size_t chunk = std::max<std::size_t>(1, kMaxScoresPerChunk / largest);
+  const auto queries_of = [&](std::size_t c) {
+    return std::pair(c * chunk, std::min(chunk, query_count - c * chunk));
   };
-  build(parts.front());
-  std::vector<gpu::PairScore> scores;
-  for (std::size_t p = 0; p < parts.size(); ++p) {
-    if (build_error) std::rethrow_exception(build_error);
-    std::unique_ptr<GpuScorer> scorer = std::move(next);
-    std::jthread builder;  // joined on every way out of this iteration
-    if (p + 1 < parts.size()) builder = std::jthread(build, parts[p + 1]);
-    const TargetRange part = parts[p];
+  std::vector<std::unique_ptr<GpuScorer>> scorers(parts.size());
+  std::vector<std::vector<gpu::PairScore>> scores(parts.size());
+  Stopwatch clock;  // from the first part's upload on
+  double upload_seconds = 0;
+  PartSteps steps;
+  steps.build = [&, device = gpu::current_device()](std::size_t p) {
+    gpu::use_device(device);
+    scorers[p] = std::make_unique<GpuScorer>(scheme, job.mode, targets, parts[p], threads);
+    if (p == 0) upload_seconds = clock.seconds();
     seqfuse::trace("align search: part " + std::to_string(p + 1) + " of " +
-                   std::to_string(parts.size()) + " (" + std::to_string(part.size()) +
+                   std::to_string(parts.size()) + " (" + std::to_string(parts[p].size()) +
                    " targets) on the device");
-    const std::size_t chunk =
-        std::max<std::size_t>(1, kMaxScoresPerChunk / std::max<std::size_t>(part.size(), 1));
-    for (std::size_t first = 0; first < query_count; first += chunk) {
-      if (stopping && stopping()) return device_seconds;
-      const std::size_t count = std::min(chunk, query_count - first);
-      scorer->score_all(queries, first, count, scores, threads);
-      keep_top_of_chunk(job, scores, part, first, count, std::span(kept).subspan(first, count),
-                        threads);
-    }
-    device_seconds += scorer->device_seconds();
-    scorer.reset();  // its device memory back before the next part is scored
-  }
-  return device_seconds;
+  };
+  steps.score = [&](std::size_t p, std::size_t c) {
+    const auto [first, count] = queries_of(c);
+    scorers[p]->score_all(queries, first, count, scores[p], threads);
+  };
+  steps.keep = [&](std::size_t p, std::size_t c) {
+    const auto [first, count] = queries_of(c);
+    keep_top_of_chunk(job, scores[p], parts[p], first, count, std::span(kept).subspan(first, count),
+                      threads);
+  };
+  steps.release = [&](std::size_t p) {
+    scorers[p].reset();  // its device memory back before part p + 2 is built
+    scores[p] = {};
+  };
+  steps.stopping = stopping;
+  run_part_pipeline(parts.size(), (query_count + chunk - 1) / chunk, steps);
+  // The parts' scoring overlaps: the time from the first part's upload to
+  // the last part's end, less that upload.
+  return clock.seconds() - upload_seconds;
 }
 
 std::vector<std::uint32_t> kept_target_list(std::span<const std::vector<ScoredTarget>> kept) {
