@@ -70,7 +70,9 @@ unsigned worker_threads(const AlignJob& job) {
   return std::max(1u, job.threads / static_cast<unsigned>(job.devices.size()));
 }
 
-EncodedSequences copy_of(const ScoringScheme& scheme, std::span<const Codes> sequences,
+// Sequences: views (std::span<const Codes>) or an EncodedSequences.
+template <class Sequences>
+EncodedSequences copy_of(const ScoringScheme& scheme, const Sequences& sequences,
                          TargetRange range) {
   EncodedSequences copy(scheme);
   std::uint64_t residues = 0;
@@ -84,9 +86,9 @@ EncodedSequences copy_of(const ScoringScheme& scheme, std::span<const Codes> seq
 // queries scored chunk by chunk and each chunk's hits published at once.
 void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
                            const EncodedSequences& queries, const EncodedSequences& targets,
-                           std::span<const Codes> t, TargetRange range, std::size_t chunk,
-                           std::size_t chunks, const WorkerMemory& memory, std::size_t worker,
-                           ChunkExchange& exchange, double& device_seconds) {
+                           TargetRange range, std::size_t chunk, std::size_t chunks,
+                           const WorkerMemory& memory, std::size_t worker, ChunkExchange& exchange,
+                           double& device_seconds) {
   const unsigned threads = worker_threads(job);
   GpuScorer scorer(scheme, job.mode, targets, range, threads);
   // The tracer holds the range's targets (it reads them on the host for the
@@ -94,7 +96,7 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
   EncodedSequences range_targets(scheme);
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback) {
-    range_targets = copy_of(scheme, t, range);
+    range_targets = copy_of(scheme, targets, range);
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, range_targets,
                                          memory.budgets.trace, threads);
   }
@@ -118,9 +120,8 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
 // for it, so every query's hits are known only at the end (one chunk).
 void search_range_in_parts(const AlignJob& job, const ScoringScheme& scheme,
                            const EncodedSequences& queries, const EncodedSequences& targets,
-                           std::span<const Codes> t, std::span<const TargetRange> parts,
-                           const WorkerMemory& memory, std::size_t worker, ChunkExchange& exchange,
-                           double& device_seconds) {
+                           std::span<const TargetRange> parts, const WorkerMemory& memory,
+                           std::size_t worker, ChunkExchange& exchange, double& device_seconds) {
   const unsigned threads = worker_threads(job);
   std::vector<std::vector<ScoredTarget>> kept;
   device_seconds = score_in_parts(job, scheme, queries, targets, parts, kept, threads,
@@ -131,7 +132,7 @@ void search_range_in_parts(const AlignJob& job, const ScoringScheme& scheme,
   EncodedSequences subset(scheme);  // read by the tracer as long as it lives
   std::unique_ptr<GpuTracer> tracer;
   if (job.traceback && !kept_targets.empty()) {
-    for (std::uint32_t k : kept_targets) subset.append_codes(t[k]);
+    for (std::uint32_t k : kept_targets) subset.append_codes(targets[k]);
     tracer = std::make_unique<GpuTracer>(scheme, job.mode, queries, subset, memory.budgets.trace,
                                          threads);
   }
@@ -145,8 +146,8 @@ AlignStats search_on_gpus(const AlignJob& job, const ScoringScheme& scheme,
                           const EncodedSequences& queries, const EncodedSequences& targets,
                           const EmitHits& emit) {
   const std::size_t workers = job.devices.size();
+  // The targets as one flat set: no view per target (see run_search_on_gpu).
   const std::vector<Codes> q = queries.views();
-  const std::vector<Codes> t = targets.views();
   const std::span<const std::uint64_t> offsets = targets.offsets();
   const std::vector<TargetRange> ranges = split_targets_by_residues(offsets, workers);
   const std::vector<WorkerMemory> memory = measure_workers(job.devices);
@@ -157,7 +158,7 @@ AlignStats search_on_gpus(const AlignJob& job, const ScoringScheme& scheme,
     const TargetRange range = ranges[w];
     std::uint64_t longest = 0;
     for (std::uint32_t k = range.begin; k < range.end; ++k)
-      longest = std::max<std::uint64_t>(longest, t[k].size());
+      longest = std::max(longest, offsets[k + 1] - offsets[k]);
     const std::uint64_t residues = offsets[range.end] - offsets[range.begin];
     parts[w] = plan_range_parts(offsets, range,
                                 part_residues(job, residues, longest, memory[w].free_bytes));
@@ -179,10 +180,10 @@ AlignStats search_on_gpus(const AlignJob& job, const ScoringScheme& scheme,
       return;
     }
     if (resident)
-      search_resident_range(job, scheme, queries, targets, t, ranges[w], chunk, chunks, memory[w],
-                            w, exchange, seconds[w]);
+      search_resident_range(job, scheme, queries, targets, ranges[w], chunk, chunks, memory[w], w,
+                            exchange, seconds[w]);
     else
-      search_range_in_parts(job, scheme, queries, targets, t, parts[w], memory[w], w, exchange,
+      search_range_in_parts(job, scheme, queries, targets, parts[w], memory[w], w, exchange,
                             seconds[w]);
   };
   const ConsumeChunk consume = [&](std::size_t c, std::vector<AlignHit>& merged) {
@@ -198,8 +199,8 @@ AlignStats search_on_gpus(const AlignJob& job, const ScoringScheme& scheme,
   run_merged_chunks(job.devices, chunks, job.top, work, consume,
                     [](int device) { gpu::use_device(device); });
   AlignStats stats;
-  stats.pairs = std::uint64_t{q.size()} * t.size();
-  stats.cells = cells_of(q, t);
+  stats.pairs = std::uint64_t{q.size()} * targets.size();
+  stats.cells = queries.flat_codes().size() * targets.flat_codes().size();
   // The workers run side by side: the device time is the longest one's.
   stats.device_seconds = *std::max_element(seconds.begin(), seconds.end());
   return stats;
