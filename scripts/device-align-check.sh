@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One call on the GPU machine for a change to the GPU search (issue 18): the
+# [gpu][align] tests, the host costs before a first launch ([align-bench]),
+# then scripts/device-align-cudasw.sh on the big search (10 queries x 1.81 G
+# residues) and the small one (500 x 20,000), each with the baseline build
+# at bundle/baseline/seqfuse timed in the same runs (output compared), and
+# a SEQFUSE_TRACE run of each build on each search beside the whole
+# process's time (what the trace's last line leaves out is the exit).
+# Writes everything under $OUT; prints the summary lines.
+#   OUT=$OUT RUNS=5 bash scripts/device-align-check.sh
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 1
+# shellcheck source=scripts/device-env.sh
+source scripts/device-env.sh
+prepare_bundle >/dev/null
+OUT=${OUT:-$repo/device-out}
+mkdir -p "$OUT"
+export SEQFUSE_TEST_DATA_DIR=$repo/tests/data
+base=bundle/baseline/seqfuse
+runs=${RUNS:-5}
+threads=$(nproc)
+work=${CUDASW_WORK:-/tmp/seqfuse-cudasw}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+bundle/bin/seqfuse_tests "[gpu][align]" >"$OUT/tests.txt" 2>&1
+tail -n 3 "$OUT/tests.txt"
+bundle/bin/seqfuse_tests "[align-bench]" 2>&1 | grep 'target layout' | tee "$OUT/host-bench.txt"
+traced() {  # traced NAME: a traced run of each build on the current $work files
+  for build in bundle/bin/seqfuse "$base"; do
+    local tag t0 t1
+    tag=$1-$(basename "$(dirname "$build")")
+    t0=$(date +%s%N)
+    SEQFUSE_TRACE=1 "$build" align-sw "$work/Q.fasta" "$work/DB.sfdb" --top 10 -t "$threads" \
+      -o /dev/null 2>"$OUT/trace-$tag.txt"
+    t1=$(date +%s%N)
+    echo "whole process: $(((t1 - t0) / 1000000)) ms" >>"$OUT/trace-$tag.txt"
+  done
+}
+OUT=$OUT SEQFUSE_BASELINE=$base RUNS=$runs CUDASW_TAG=big bash scripts/device-align-cudasw.sh \
+  >"$OUT/big.log" 2>&1
+traced big
+OUT=$OUT SEQFUSE_BASELINE=$base RUNS=$runs CUDASW_QUERIES=all CUDASW_COPIES=1 CUDASW_TAG=small \
+  bash scripts/device-align-cudasw.sh >"$OUT/small.log" 2>&1
+traced small
+grep -E "search, median|best:|Baseline" "$OUT"/align-cudasw-*.md
