@@ -353,7 +353,7 @@ void prepare_staging(std::span<const TargetRange> parts, std::uint64_t residues,
                      std::size_t queries) {
   constexpr std::uint64_t kStagedBytes = std::uint64_t{16} << 20;
   if (parts.empty()) return;
-  const std::uint64_t targets = parts.empty() ? 0 : parts.front().size();
+  const std::uint64_t targets = parts.front().size();
   const std::uint64_t score_bytes =
       std::min<std::uint64_t>(queries * targets, std::uint64_t{1} << 24) * sizeof(gpu::PairScore);
   if (residues / parts.size() < kStagedBytes && score_bytes < kStagedBytes) return;
