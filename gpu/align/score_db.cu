@@ -337,7 +337,6 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   const std::uint32_t per_launch = queries_per_launch(edge_bytes_per_query);
   DeviceBuffer edges = scratch_pool_.acquire(edge_bytes_per_query * per_launch);
   DeviceBuffer scores = scratch_pool_.acquire(sizeof(PairScore) * size() * per_launch);
-  std::vector<PairScore> by_slot;  // allocated once the first launch runs (see score_narrow)
   const auto launch = [&](std::size_t first) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
@@ -349,7 +348,8 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
     return count;
   };
   std::uint32_t count = queries > 0 ? launch(0) : 0;
-  by_slot.resize(size() * per_launch);
+  // The host's buffers once the first launch runs (see score_narrow).
+  std::vector<PairScore> by_slot(size() * per_launch);
   out.resize(out_rows * size());
   for (std::size_t first = 0; first < queries; first += per_launch) {
     copy_to_pageable_host(by_slot.data(), scores.data(), sizeof(PairScore) * slots * count, stream_,

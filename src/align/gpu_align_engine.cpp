@@ -367,10 +367,8 @@ void prepare_staging(std::span<const TargetRange> parts, std::uint64_t residues,
 AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
                              const EncodedSequences& queries, const EncodedSequences& targets,
                              std::span<const Codes> q, const EmitHits& emit) {
-  std::uint64_t longest = 0;
-  const std::span<const std::uint64_t> offsets = targets.offsets();
-  for (std::size_t k = 0; k + 1 < offsets.size(); ++k)
-    longest = std::max(longest, offsets[k + 1] - offsets[k]);
+  const std::uint64_t longest =
+      longest_target(targets.offsets(), {0, static_cast<std::uint32_t>(targets.size())});
   const std::vector<TargetRange> parts = plan_target_parts(
       targets.offsets(),
       part_residues(job, targets.flat_codes().size(), longest, gpu::free_device_memory()));

@@ -156,9 +156,7 @@ AlignStats search_on_gpus(const AlignJob& job, const ScoringScheme& scheme,
   std::size_t widest = 1;
   for (std::size_t w = 0; w < workers; ++w) {
     const TargetRange range = ranges[w];
-    std::uint64_t longest = 0;
-    for (std::uint32_t k = range.begin; k < range.end; ++k)
-      longest = std::max(longest, offsets[k + 1] - offsets[k]);
+    const std::uint64_t longest = longest_target(offsets, range);
     const std::uint64_t residues = offsets[range.end] - offsets[range.begin];
     parts[w] = plan_range_parts(offsets, range,
                                 part_residues(job, residues, longest, memory[w].free_bytes));

@@ -65,4 +65,11 @@ std::vector<TargetRange> plan_target_parts(std::span<const std::uint64_t> offset
   return parts;
 }
 
+std::uint64_t longest_target(std::span<const std::uint64_t> offsets, TargetRange range) {
+  std::uint64_t longest = 0;
+  for (std::uint32_t k = range.begin; k < range.end; ++k)
+    longest = std::max(longest, offsets[k + 1] - offsets[k]);
+  return longest;
+}
+
 }  // namespace seqfuse::align

@@ -57,4 +57,9 @@ void keep_top_of_part(std::span<const gpu::PairScore> row, TargetRange part, std
 [[nodiscard]] std::vector<TargetRange> plan_target_parts(std::span<const std::uint64_t> offsets,
                                                          std::uint64_t max_residues);
 
+// The length of the longest of targets [range.begin, range.end); offsets as
+// above.
+[[nodiscard]] std::uint64_t longest_target(std::span<const std::uint64_t> offsets,
+                                           TargetRange range);
+
 }  // namespace seqfuse::align
