@@ -4,9 +4,10 @@
 # then scripts/device-align-cudasw.sh on the big search (10 queries x 1.81 G
 # residues) and the small one (500 x 20,000), each with the baseline build
 # at bundle/baseline/seqfuse timed in the same runs (output compared), and
-# a SEQFUSE_TRACE run of each build on each search beside the whole
-# process's time (what the trace's last line leaves out is the exit).
-# Writes everything under $OUT; prints the summary lines.
+# SEQFUSE_TRACE runs of each build on each search beside the whole
+# process's time (what the trace's last line leaves out is the exit), TRACES
+# (default 1) of each. Writes everything under $OUT (8 files); prints the
+# summary lines.
 #   OUT=$OUT RUNS=5 bash scripts/device-align-check.sh
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,21 +26,24 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 bundle/bin/seqfuse_tests "[gpu][align]" >"$OUT/tests.txt" 2>&1
 tail -n 3 "$OUT/tests.txt"
 bundle/bin/seqfuse_tests "[align-bench]" 2>&1 | grep 'target layout' | tee "$OUT/host-bench.txt"
-traced() {  # traced NAME: a traced run of each build on the current $work files
+# traced NAME: a traced run of each build on the current $work files, all
+# appended to $OUT/traces.txt (at most 8 files come back from the machine).
+traced() {
   for build in bundle/bin/seqfuse "$base"; do
-    local tag t0 t1
-    tag=$1-$(basename "$(dirname "$build")")
+    local t0 t1
+    echo "## $1, $build" >>"$OUT/traces.txt"
     t0=$(date +%s%N)
     SEQFUSE_TRACE=1 "$build" align-sw "$work/Q.fasta" "$work/DB.sfdb" --top 10 -t "$threads" \
-      -o /dev/null 2>"$OUT/trace-$tag.txt"
+      -o /dev/null 2>>"$OUT/traces.txt"
     t1=$(date +%s%N)
-    echo "whole process: $(((t1 - t0) / 1000000)) ms" >>"$OUT/trace-$tag.txt"
+    echo "whole process: $(((t1 - t0) / 1000000)) ms" >>"$OUT/traces.txt"
   done
 }
 OUT=$OUT SEQFUSE_BASELINE=$base RUNS=$runs CUDASW_TAG=big bash scripts/device-align-cudasw.sh \
   >"$OUT/big.log" 2>&1
-traced big
+for ((i = 0; i < ${TRACES:-1}; i++)); do traced big; done
 OUT=$OUT SEQFUSE_BASELINE=$base RUNS=$runs CUDASW_QUERIES=all CUDASW_COPIES=1 CUDASW_TAG=small \
   bash scripts/device-align-cudasw.sh >"$OUT/small.log" 2>&1
-traced small
+for ((i = 0; i < ${TRACES:-1}; i++)); do traced small; done
 grep -E "search, median|best:|Baseline" "$OUT"/align-cudasw-*.md
+grep -E "^## |kernels busy|TCUPS|whole process" "$OUT/traces.txt"

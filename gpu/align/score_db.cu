@@ -340,11 +340,13 @@ void DeviceTargetSet::score_wide(const ScoreParams& params, const QueryUpload& u
   const auto launch = [&](std::size_t first) {
     const auto count =
         static_cast<std::uint32_t>(std::min<std::size_t>(per_launch, queries - first));
-    launch_score_db(params.local, targets_view(slots, interleaved_bytes_),
-                    query_batch(uploaded, static_cast<std::uint32_t>(first)), count,
-                    uploaded.matrix.as<int>(), params.alphabet_size,
-                    GapCosts{params.gap_open, params.gap_extend}, edges.as<EdgeHF>(),
-                    scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
+    timed(stream_.native(), [&] {
+      launch_score_db(params.local, targets_view(slots, interleaved_bytes_),
+                      query_batch(uploaded, static_cast<std::uint32_t>(first)), count,
+                      uploaded.matrix.as<int>(), params.alphabet_size,
+                      GapCosts{params.gap_open, params.gap_extend}, edges.as<EdgeHF>(),
+                      scores.as<PairScore>(), static_cast<gpuStream_t>(stream_.native()));
+    });
     return count;
   };
   std::uint32_t count = queries > 0 ? launch(0) : 0;
@@ -416,13 +418,17 @@ void DeviceTargetSet::score_narrow(const ScoreParams& params, const QueryUpload&
       lanes = {plan_chunks.as<search16::LaneChunk>(), plan_begin.as<std::uint32_t>() + l.begin_base,
                l.pairs};
     if (long_slots > 0)
-      launch_score_db_long(params.local, targets_view(long_slots, long_interleaved), batch, l.count,
-                           uploaded.matrix.as<int>(), params.alphabet_size, params.gap_open,
-                           params.gap_extend, long_edges.as<EdgeHF>(), long_scores.as<PairScore>(),
-                           long_stream_.native());
-    launch_score_db16(params.local, view, batch, l.count, lanes, uploaded.matrix.as<int>(),
-                      params.alphabet_size, p16, edges.as<search16::Edge16>(),
-                      scores.as<PairScore>(), stream_.native());
+      timed(long_stream_.native(), [&] {
+        launch_score_db_long(params.local, targets_view(long_slots, long_interleaved), batch,
+                             l.count, uploaded.matrix.as<int>(), params.alphabet_size,
+                             params.gap_open, params.gap_extend, long_edges.as<EdgeHF>(),
+                             long_scores.as<PairScore>(), long_stream_.native());
+      });
+    timed(stream_.native(), [&] {
+      launch_score_db16(params.local, view, batch, l.count, lanes, uploaded.matrix.as<int>(),
+                        params.alphabet_size, p16, edges.as<search16::Edge16>(),
+                        scores.as<PairScore>(), stream_.native());
+    });
   };
   std::vector<std::uint32_t> flagged_queries;
   if (!plan.launches.empty()) launch(plan.launches.front());

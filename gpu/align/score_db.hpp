@@ -12,6 +12,7 @@
 #include "gpu/host_loop.hpp"
 #include "gpu/runtime.hpp"
 #include "gpu/status.hpp"
+#include "gpu/timeline.hpp"
 
 namespace seqfuse::gpu {
 namespace search16 {
@@ -111,7 +112,20 @@ class DeviceTargetSet {
 
   [[nodiscard]] const ScoreStats& last_stats() const noexcept { return stats_; }
 
+  // score() times its kernels on `timeline` from now on (null: not timed).
+  // The timeline outlives the set's score() calls.
+  void time_kernels_on(DeviceTimeline* timeline) noexcept { timeline_ = timeline; }
+
  private:
+  // Queues `launch`'s work on `stream` (a gpuStream_t), as one span of the
+  // timeline if there is one.
+  template <class Launch>
+  void timed(void* stream, const Launch& launch) {
+    const std::size_t span = timeline_ ? timeline_->begin(stream) : 0;
+    launch();
+    if (timeline_) timeline_->end(span, stream);
+  }
+
   struct QueryUpload;
   // Queries `rows` (indices into the query set, which are also their out
   // rows) checked and uploaded, longest first.
@@ -154,6 +168,7 @@ class DeviceTargetSet {
   std::vector<std::uint32_t> order_;     // slot -> original index, longest first
   std::uint64_t interleaved_bytes_ = 0;  // sum over groups of group_len * kSlotGroup
   ScoreStats stats_;
+  DeviceTimeline* timeline_ = nullptr;
   std::uint64_t residues_ = 0;
   DeviceBuffer codes_;      // interleaved: codes[group_base + j * kSlotGroup + lane], see
                             // search16::build_target_layout

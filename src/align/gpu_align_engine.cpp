@@ -7,6 +7,7 @@
 // of gpu_search_steps.hpp. Compiled only in builds with a GPU backend
 // (gpu_absent.cpp stands in otherwise).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -198,12 +199,14 @@ double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
   };
   std::vector<std::unique_ptr<GpuScorer>> scorers(parts.size());
   std::vector<std::vector<gpu::PairScore>> scores(parts.size());
-  Stopwatch clock;  // from the first part's upload on
+  gpu::DeviceTimeline timeline;  // the parts' kernels overlap: counted once
+  Stopwatch clock;               // from the first part's upload on
   double upload_seconds = 0;
   PartSteps steps;
   steps.build = [&, device = gpu::current_device()](std::size_t p) {
     gpu::use_device(device);
-    scorers[p] = std::make_unique<GpuScorer>(scheme, job.mode, targets, parts[p], threads);
+    scorers[p] =
+        std::make_unique<GpuScorer>(scheme, job.mode, targets, parts[p], threads, &timeline);
     if (p == 0) upload_seconds = clock.seconds();
     seqfuse::trace("align search: part " + std::to_string(p + 1) + " of " +
                    std::to_string(parts.size()) + " (" + std::to_string(parts[p].size()) +
@@ -224,9 +227,11 @@ double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
   };
   steps.stopping = stopping;
   run_part_pipeline(parts.size(), (query_count + chunk - 1) / chunk, steps);
-  // The parts' scoring overlaps: the time from the first part's upload to
-  // the last part's end, less that upload.
-  return clock.seconds() - upload_seconds;
+  const double busy = timeline.busy_seconds();
+  const auto ms = [](double s) { return std::to_string(std::lround(s * 1000)) + " ms"; };
+  seqfuse::trace("align search: kernels busy " + ms(busy) + " of the " +
+                 ms(clock.seconds() - upload_seconds) + " from the first part's upload on");
+  return busy;
 }
 
 std::vector<std::uint32_t> kept_target_list(std::span<const std::vector<ScoredTarget>> kept) {

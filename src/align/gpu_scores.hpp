@@ -23,8 +23,10 @@ class GpuScorer {
             unsigned threads);
   // Only targets [part.begin, part.end): one part of a set too large for
   // the device, whose scores then index the part (target part.begin is 0).
+  // The kernels are timed on `timeline` where one is given (the parts of a
+  // search on one device share one), else on the scorer's own.
   GpuScorer(const ScoringScheme& scheme, AlignMode mode, const EncodedSequences& targets,
-            TargetRange part, unsigned threads);
+            TargetRange part, unsigned threads, gpu::DeviceTimeline* timeline = nullptr);
   ~GpuScorer();
   GpuScorer(const GpuScorer&) = delete;
   GpuScorer& operator=(const GpuScorer&) = delete;
@@ -36,13 +38,13 @@ class GpuScorer {
   void score_all(const EncodedSequences& queries, std::size_t first, std::size_t count,
                  std::vector<gpu::PairScore>& out, unsigned threads);
 
-  // Seconds spent inside score calls (upload, kernels, download).
-  [[nodiscard]] double device_seconds() const noexcept { return device_seconds_; }
+  // Seconds the device spent in the score calls' kernels (their timeline's
+  // busy time: with a shared timeline, every scorer's on it).
+  [[nodiscard]] double device_seconds() const;
 
  private:
   struct State;
   std::unique_ptr<State> state_;
-  double device_seconds_ = 0;
 };
 
 }  // namespace seqfuse::align

@@ -6,6 +6,7 @@
 // lanes of different lengths, both paths side by side) and print how many
 // pairs were rerun.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -311,8 +312,17 @@ TEST_CASE("GPU 16-bit search: a 20 M-residue set up and its scores down through 
     INFO(seqfuse::align::mode_name(mode));
     std::vector<gpu::PairScore> got(queries.size() * targets.size(), gpu::PairScore{-7777, -7, -7});
     const gpu::ScoreParams params = seqfuse::align::gpu_score_params(scheme, mode);
+    // The kernels' busy time lies inside the host's time around the call.
+    gpu::DeviceTimeline timeline;
+    set.time_kernels_on(&timeline);
+    const auto start = std::chrono::steady_clock::now();
     REQUIRE(set.score(params, queries.codes, queries.offsets, got, seqfuse::host_loop(4)) ==
             gpu::Status::kSuccess);
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+    const double busy = timeline.busy_seconds();
+    set.time_kernels_on(nullptr);
+    CHECK(busy > 0);
+    CHECK(busy <= wall.count());
     // About 4,800 pairs: every 331st target of each query.
     CHECK(wrong_pairs(scheme, mode, queries, targets, got, 331) == 0);
     std::size_t poisoned = 0;
