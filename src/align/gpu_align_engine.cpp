@@ -166,10 +166,10 @@ void keep_top_of_chunk(const AlignJob& job, std::span<const gpu::PairScore> scor
 // resident on an H100
 // (bench/results/2026-11-24-nvidia-h100-run18-session10.md).
 // Memory: a resident residue takes 1 byte and each query in flight 4 bytes
-// of edges per residue (score_db16.cu). At least two parts are scored at
-// once (run_part_pipeline; three where memory allows, parts_on_device),
-// each with at least one lane pair (two queries) of edges: the two parts (or one and the tracer's
-// copy of the whole set) and four queries' edges fit in 3/4 of free memory. Greedy parts of at most
+// of edges per residue (score_db16.cu). Two parts are scored at once
+// (run_part_pipeline), each with at least one lane pair (two queries) of
+// edges: the two parts (or one and the tracer's copy of the whole set) and
+// four queries' edges fit in 3/4 of free memory. Greedy parts of at most
 // residues / 4 + longest hold more than residues / 4 each but the last:
 // four at most.
 std::uint64_t part_residues(const AlignJob& job, std::uint64_t residues, std::uint64_t longest,
@@ -181,26 +181,6 @@ std::uint64_t part_residues(const AlignJob& job, std::uint64_t residues, std::ui
   const std::uint64_t fits = free_bytes / 4 * 3 / (2 + kEdgeBytes);
   return std::min(std::max(residues / 4 + longest, kMinPart), fits);
 }
-
-namespace {
-
-// Parts a search holds on the device at once (run_part_pipeline): three
-// where three parts, each with one lane pair of edges (8 bytes per
-// residue) and a second pair's room, fit in 3/4 of free memory, else two.
-// Returning device memory waits for the kernels running on the device, so
-// part p is released only once part p + 1's kernels end: with two, part p +
-// 2 was uploaded only then, and the device idled 0.14 s per part of the big
-// search (run 38).
-std::size_t parts_on_device(std::span<const std::uint64_t> offsets,
-                            std::span<const TargetRange> parts, std::uint64_t free_bytes) {
-  constexpr std::uint64_t kBytesPerResidue = 1 + 2 * 8;
-  std::uint64_t largest = 0;
-  for (const TargetRange& part : parts)
-    largest = std::max(largest, offsets[part.end] - offsets[part.begin]);
-  return 3 * largest * kBytesPerResidue <= free_bytes / 4 * 3 ? 3 : 2;
-}
-
-}  // namespace
 
 double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
                       const EncodedSequences& queries, const EncodedSequences& targets,
@@ -246,8 +226,7 @@ double score_in_parts(const AlignJob& job, const ScoringScheme& scheme,
     scores[p] = {};
   };
   steps.stopping = stopping;
-  run_part_pipeline(parts.size(), (query_count + chunk - 1) / chunk, steps,
-                    parts_on_device(targets.offsets(), parts, gpu::free_device_memory()));
+  run_part_pipeline(parts.size(), (query_count + chunk - 1) / chunk, steps);
   const double busy = timeline.busy_seconds();
   const auto ms = [](double s) { return std::to_string(std::lround(s * 1000)) + " ms"; };
   seqfuse::trace("align search: kernels busy " + ms(busy) + " of the " +
@@ -374,20 +353,17 @@ AlignStats run_streamed_search_on_gpu(const AlignJob& job, const ScoringScheme& 
 // The targets' upload and the scores' download go through pinned staging
 // blocks once they pass 16 MiB (gpu::StagedFrom::prepared), and pinning a
 // set takes 50 to 80 ms: started here, in the background, while the first
-// part is planned. A set for each part on the device at once, where a part
-// is uploaded while others are scored.
-void prepare_staging(std::span<const std::uint64_t> offsets, std::span<const TargetRange> parts,
+// part is planned. Two sets when a part is uploaded while another is scored.
+void prepare_staging(std::span<const TargetRange> parts, std::uint64_t residues,
                      std::size_t queries) {
   constexpr std::uint64_t kStagedBytes = std::uint64_t{16} << 20;
   if (parts.empty()) return;
   const std::uint64_t targets = parts.front().size();
   const std::uint64_t score_bytes =
       std::min<std::uint64_t>(queries * targets, std::uint64_t{1} << 24) * sizeof(gpu::PairScore);
-  const std::uint64_t residues = offsets.back() - offsets.front();
   if (residues / parts.size() < kStagedBytes && score_bytes < kStagedBytes) return;
-  const std::size_t sets =
-      parts.size() == 1 ? 1 : parts_on_device(offsets, parts, gpu::free_device_memory());
-  for (std::size_t k = 0; k < sets; ++k) gpu::prepare_staged_copies();
+  for (std::size_t k = 0; k < std::min<std::size_t>(parts.size(), 2); ++k)
+    gpu::prepare_staged_copies();
 }
 
 // The search takes the targets as one flat set: a view per target (64 MB
@@ -401,7 +377,7 @@ AlignStats run_search_on_gpu(const AlignJob& job, const ScoringScheme& scheme,
   const std::vector<TargetRange> parts = plan_target_parts(
       targets.offsets(),
       part_residues(job, targets.flat_codes().size(), longest, gpu::free_device_memory()));
-  prepare_staging(targets.offsets(), parts, q.size());
+  prepare_staging(parts, targets.flat_codes().size(), q.size());
   if (parts.size() <= 1) return run_resident_search_on_gpu(job, scheme, queries, targets, q, emit);
   return run_streamed_search_on_gpu(job, scheme, queries, targets, q, parts, emit);
 }

@@ -1,6 +1,5 @@
 #include "align/part_pipeline.hpp"
 
-#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -86,17 +85,15 @@ void run_part(std::size_t p, std::size_t chunks, const PartSteps& steps, Progres
 
 }  // namespace
 
-void run_part_pipeline(std::size_t parts, std::size_t chunks, const PartSteps& steps,
-                       std::size_t on_device) {
+void run_part_pipeline(std::size_t parts, std::size_t chunks, const PartSteps& steps) {
   Progress progress(parts);
   std::vector<std::jthread> threads;
   threads.reserve(parts);
-  const std::size_t n = std::max<std::size_t>(on_device, 2);
   for (std::size_t p = 0; p < parts; ++p) {
     // Part p starts once part p - 1 is built (one upload at a time) and
-    // part p - n is released (n parts on the device).
+    // part p - 2 is released (two parts on the device).
     if (!progress.wait([&] {
-          return (p == 0 || progress.built(p - 1)) && (p < n || progress.released(p - n));
+          return (p == 0 || progress.built(p - 1)) && (p < 2 || progress.released(p - 2));
         }))
       break;
     threads.emplace_back([p, chunks, &steps, &progress] {

@@ -8,10 +8,9 @@
 // built as soon as part p is, and scored at once: its kernels are queued
 // while part p's still run, so the device has work while the host copies
 // out, scatters and keeps part p's scores (about 50 ms a part of the big
-// search, when the parts ran one after another). Part p + n is built only
-// once part p is released: at most n parts (`on_device`, 2 or more) are on
-// the device. keep(p, c) runs after keep(p - 1, c), so hits merge in part
-// order.
+// search, when the parts ran one after another). Part p + 2 is built only
+// once part p is released: at most two parts are on the device. keep(p, c)
+// runs after keep(p - 1, c), so hits merge in part order.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +30,6 @@ struct PartSteps {
 // Runs `parts` parts of `chunks` chunks each as above and returns once
 // every step that started has ended. The first exception a step throws is
 // rethrown here; the steps not yet started are skipped.
-void run_part_pipeline(std::size_t parts, std::size_t chunks, const PartSteps& steps,
-                       std::size_t on_device = 2);
+void run_part_pipeline(std::size_t parts, std::size_t chunks, const PartSteps& steps);
 
 }  // namespace seqfuse::align
