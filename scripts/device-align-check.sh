@@ -42,8 +42,33 @@ traced() {
 OUT=$OUT SEQFUSE_BASELINE=$base RUNS=$runs CUDASW_TAG=big bash scripts/device-align-cudasw.sh \
   >"$OUT/big.log" 2>&1
 for ((i = 0; i < ${TRACES:-1}; i++)); do traced big; done
+# FASTA_RUNS=N: the big search from its FASTA (the path without align-db),
+# each build N times interleaved, medians, outputs compared with each other
+# and with the .sfdb run's; into traces.txt.
+fasta_runs=${FASTA_RUNS:-0}
+if ((fasta_runs > 0)); then
+  fasta_ms() {  # fasta_ms BUILD TAG: one search from the FASTA, its wall ms
+    local t0
+    t0=$(date +%s%N)
+    "$1" align-sw "$work/Q.fasta" "$work/DB.fasta" --top 10 -t "$threads" -q \
+      -o "$work/fasta-$2.tsv" || return 1
+    echo $((($(date +%s%N) - t0) / 1000000))
+  }
+  bin_ms=() base_ms=()
+  for ((i = 0; i < fasta_runs; i++)); do
+    bin_ms+=("$(fasta_ms bundle/bin/seqfuse bin)") base_ms+=("$(fasta_ms "$base" baseline)")
+  done
+  mid() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+  {
+    echo "## fasta (the big search from DB.fasta), ms: bin ${bin_ms[*]} (median $(mid "${bin_ms[@]}"));" \
+      "baseline ${base_ms[*]} (median $(mid "${base_ms[@]}"))"
+    echo "fasta outputs: bin vs baseline $(cmp -s "$work/fasta-bin.tsv" "$work/fasta-baseline.tsv" &&
+      echo identical || echo DIFFERENT); bin vs its .sfdb run $(cmp -s "$work/fasta-bin.tsv" \
+      "$work/seqfuse.tsv" && echo identical || echo DIFFERENT)"
+  } >>"$OUT/traces.txt"
+fi
 OUT=$OUT SEQFUSE_BASELINE=$base RUNS=$runs CUDASW_QUERIES=all CUDASW_COPIES=1 CUDASW_TAG=small \
   bash scripts/device-align-cudasw.sh >"$OUT/small.log" 2>&1
 for ((i = 0; i < ${TRACES:-1}; i++)); do traced small; done
 grep -E "search, median|best:|Baseline" "$OUT"/align-cudasw-*.md
-grep -E "^## |kernels busy|TCUPS|whole process" "$OUT/traces.txt"
+grep -E "^## |kernels busy|TCUPS|whole process|fasta outputs" "$OUT/traces.txt"
