@@ -8,8 +8,7 @@
 # device-run.sh's extra step:
 #   DEVICE_EXTRA=scripts/device-embed-trace.sh bash scripts/device-run.sh --no-cpu-tests
 # Environment: EMBED_TRACE_SHAPE (t6, t12, t30; default t6), EMBED_TRACE_DTYPES
-# (default "bf16"), EMBED_TRACE_ARGS (more embed options), EMBED_TRACE_CACHE
-# (below).
+# (default "bf16"), EMBED_TRACE_ARGS (more embed options).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,32 +28,13 @@ python3 scripts/make-random-esm.py "$work" "${EMBED_TRACE_SHAPE:-t6}" 1 >/dev/nu
 # (awk stops early: gzip's broken pipe is expected.)
 { gzip -dc "$proteins" || true; } | awk '/^>/ { if (++n > 2000) exit } { print }' >"$work/proteins.fa"
 echo "device-embed-trace: $(grep -c '^>' "$work/proteins.fa") proteins, model ${EMBED_TRACE_SHAPE:-t6}"
-# EMBED_TRACE_CACHE=1: each dtype's three runs without the GEMM algorithm
-# cache (SEQFUSE_CACHE_DIR empty), then three with a fresh one (the first
-# fills it), every output compared with the first run's.
-caches=("${SEQFUSE_CACHE_DIR-unset}")
-[ "${EMBED_TRACE_CACHE:-0}" = 1 ] && caches=("" "$work/cache")
 for dtype in ${EMBED_TRACE_DTYPES:-bf16}; do
-  first=""
-  for cache in "${caches[@]}"; do
-    for run in 1 2 3; do
-      echo "--- $dtype, run $run, cache: ${cache:-off}"
-      out="$work/out-$dtype-${cache:+cached-}$run.npy"
-      start=$(date +%s%N)
-      # shellcheck disable=SC2086  # EMBED_TRACE_ARGS is split on purpose
-      if [ "$cache" = unset ]; then
-        SEQFUSE_TRACE=1 bundle/bin/seqfuse embed --model "$work/model" --device gpu --dtype "$dtype" \
-          --format npy -o "$out" ${EMBED_TRACE_ARGS:-} "$work/proteins.fa"
-      else
-        SEQFUSE_CACHE_DIR=$cache SEQFUSE_TRACE=1 bundle/bin/seqfuse embed --model "$work/model" \
-          --device gpu --dtype "$dtype" --format npy -o "$out" ${EMBED_TRACE_ARGS:-} "$work/proteins.fa"
-      fi
-      echo "wall: $(( ($(date +%s%N) - start) / 1000000 )) ms"
-      if [ -z "$first" ]; then
-        first=$out
-      else
-        echo "output: $(cmp -s "$first" "$out" && echo identical to || echo DIFFERENT from) the first run's"
-      fi
-    done
+  for run in 1 2 3; do
+    echo "--- $dtype, run $run"
+    start=$(date +%s%N)
+    # shellcheck disable=SC2086  # EMBED_TRACE_ARGS is split on purpose
+    SEQFUSE_TRACE=1 bundle/bin/seqfuse embed --model "$work/model" --device gpu --dtype "$dtype" \
+      --format npy -o "$work/out.npy" ${EMBED_TRACE_ARGS:-} "$work/proteins.fa"
+    echo "wall: $(( ($(date +%s%N) - start) / 1000000 )) ms"
   done
 done

@@ -36,7 +36,6 @@ CublasLtApi load() {
   CublasLtApi api{};
   bind(library, "cublasLtCreate", api.create);
   bind(library, "cublasLtDestroy", api.destroy);
-  bind(library, "cublasLtGetVersion", api.get_version);
   bind(library, "cublasLtGetStatusName", api.status_name);
   bind(library, "cublasLtGetStatusString", api.status_string);
   bind(library, "cublasLtMatmul", api.matmul);

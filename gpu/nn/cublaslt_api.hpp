@@ -13,7 +13,6 @@ namespace seqfuse::gpu::nn {
 struct CublasLtApi {
   decltype(&::cublasLtCreate) create;
   decltype(&::cublasLtDestroy) destroy;
-  decltype(&::cublasLtGetVersion) get_version;
   decltype(&::cublasLtGetStatusName) status_name;
   decltype(&::cublasLtGetStatusString) status_string;
   decltype(&::cublasLtMatmul) matmul;

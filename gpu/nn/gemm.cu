@@ -17,10 +17,7 @@
 #include "gpu/nn/launch.cuh"
 
 #if SEQFUSE_VENDOR_CUDA
-#include <cstring>
-
 #include "gpu/nn/cublaslt_api.hpp"
-#include "gpu/nn/gemm_cache.hpp"
 #endif
 
 namespace seqfuse::gpu::nn {
@@ -138,17 +135,11 @@ FamilyKey family_of(const Linear& job) {
 // algorithm is chosen once per family, by warm_up_gemms() on a thread of its
 // own while the caller loads other things, or by the first GEMM of the
 // family, and then serves every row count. The mutex is held through a
-// warm-up, so a GEMM that needs an algorithm waits for it. The warm-up's
-// choices (all at one row count, so the same in every run) are kept on disk
-// (gemm_cache.hpp) and read back by the next run's warm-up: the same
-// algorithms, without the queries.
+// warm-up, so a GEMM that needs an algorithm waits for it.
 struct SharedGemmState {
   std::mutex mutex;
   std::map<int, cublasLtHandle_t> handles;                                // by device
   std::map<FamilyKey, std::pair<cublasLtMatmulAlgo_t, bool>> algorithms;  // algo, usable
-  bool cache_read = false;
-  GemmCache cache;  // the file's entries, and the warm-up's new ones
-  bool cache_grew = false;
 
   static SharedGemmState& get() {
     static SharedGemmState state;  // its handles are never destroyed: plans use them to the end
@@ -183,81 +174,19 @@ struct SharedGemmState {
       check_lt(status, "cublasLtMatmulAlgoGetHeuristic");
     return {result.algo, status == CUBLAS_STATUS_SUCCESS && found_count > 0};
   }
-  // What a cached algorithm depends on besides its family: the library's
-  // version and the current device's kind. Callers hold the mutex.
-  std::map<int, std::string> scopes;  // by device
-  std::string cache_key_locked(const FamilyKey& family) {
-    int device = 0;
-    GPU_CHECK(gpuGetDevice(&device));
-    std::string& scope = scopes[device];
-    if (scope.empty()) {
-      gpuDeviceProp_t props{};
-      GPU_CHECK(gpuGetDeviceProperties(&props, device));
-      std::string name = props.name;
-      for (char& c : name)
-        if (c == '\t' || c == '\n') c = ' ';
-      // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive)
-      // on "literal" + std::to_string(...).
-      scope = "cublasLt ";
-      scope += std::to_string(cublaslt().get_version());
-      scope += " | ";
-      scope += name;
-      scope += " sm";
-      scope += std::to_string(props.major * 10 + props.minor);
-      scope += " x";
-      scope += std::to_string(props.multiProcessorCount);
-      scope += " |";
-    }
-    const auto [in, out, type, y_type, bias, bias_type, activation] = family;
-    std::string key = scope;
-    for (const long long v :
-         {static_cast<long long>(in), static_cast<long long>(out), static_cast<long long>(type),
-          static_cast<long long>(y_type), static_cast<long long>(bias),
-          static_cast<long long>(bias_type), static_cast<long long>(activation)})
-      (key += ' ') += std::to_string(v);
-    return key;
-  }
-  // The cache's entry for `key`, the file read on first use; null if none.
-  const CachedAlgorithm* cache_entry_locked(const std::string& key) {
-    if (!cache_read) {
-      cache = read_gemm_cache(gemm_cache_path());
-      cache_read = true;
-    }
-    const auto hit = cache.find(key);
-    return hit == cache.end() ? nullptr : &hit->second;
-  }
-  // The family's algorithm, chosen now if it has none yet. `cached` (the
-  // warm-up): from the on-disk cache where it holds the family, else chosen
-  // and added to it.
-  void choose_locked(const Linear& job, Plan& plan, bool cached = false) {
+  // The family's algorithm, chosen now if it has none yet.
+  void choose_locked(const Linear& job, Plan& plan) {
     const FamilyKey family = family_of(job);
     auto found = algorithms.find(family);
     if (found == algorithms.end()) {
-      const std::string key = cached ? cache_key_locked(family) : std::string();
-      const std::string shape = std::to_string(job.in) + " -> " + std::to_string(job.out) +
-                                (job.bias ? " + bias" : "") +
-                                (job.activation == Activation::gelu_tanh ? " + GELU"
-                                 : job.activation == Activation::relu    ? " + ReLU"
-                                                                         : "");
-      if (const CachedAlgorithm* hit = cached ? cache_entry_locked(key) : nullptr) {
-        cublasLtMatmulAlgo_t algo{};
-        static_assert(sizeof algo.data == sizeof hit->words);
-        std::memcpy(algo.data, hit->words.data(), sizeof algo.data);
-        found = algorithms.emplace(family, std::pair(algo, hit->usable)).first;
-        trace("gemm: algorithm from the cache for " + shape);
-      } else {
-        found = algorithms.emplace(family, heuristic_locked(plan)).first;
-        trace(std::string(found->second.second
-                              ? "gemm: algorithm chosen for "
-                              : "gemm: no cuBLASLt algorithm (tiled kernel) for ") +
-              shape);
-        if (cached) {
-          CachedAlgorithm entry{found->second.second, {}};
-          std::memcpy(entry.words.data(), found->second.first.data, sizeof entry.words);
-          cache[key] = entry;
-          cache_grew = true;
-        }
-      }
+      found = algorithms.emplace(family, heuristic_locked(plan)).first;
+      trace(std::string(found->second.second ? "gemm: algorithm chosen for "
+                                             : "gemm: no cuBLASLt algorithm (tiled kernel) for ") +
+            std::to_string(job.in) + " -> " + std::to_string(job.out) +
+            (job.bias ? " + bias" : "") +
+            (job.activation == Activation::gelu_tanh ? " + GELU"
+             : job.activation == Activation::relu    ? " + ReLU"
+                                                     : ""));
     }
     plan.algo = found->second.first;
     plan.usable = found->second.second;
@@ -265,10 +194,6 @@ struct SharedGemmState {
 };
 
 }  // namespace
-
-void load_gemm_library() {
-  (void)cublaslt();
-}
 
 void warm_up_gemms(std::span<const Linear> shapes) {
   {
@@ -282,7 +207,7 @@ void warm_up_gemms(std::span<const Linear> shapes) {
     trace("gemm: cuBLASLt handle made");
     for (const Linear& shape : shapes) {
       Plan plan(shape);
-      shared.choose_locked(shape, plan, /*cached=*/true);
+      shared.choose_locked(shape, plan);
     }
   }
   // One run per shape, so each chosen kernel is loaded (lazy module loading)
@@ -314,13 +239,6 @@ void warm_up_gemms(std::span<const Linear> shapes) {
   }
   stream.synchronize();
   trace("gemm: warm-up GEMMs run");
-  // The algorithms ran: new ones are kept for the next run (a cache that
-  // cannot be written is no error).
-  SharedGemmState& shared = SharedGemmState::get();
-  std::lock_guard lock(shared.mutex);
-  if (shared.cache_grew && write_gemm_cache(gemm_cache_path(), shared.cache))
-    trace("gemm: algorithms kept in " + gemm_cache_path().string());
-  shared.cache_grew = false;
 }
 
 struct LinearGemm::Impl {
@@ -393,7 +311,6 @@ struct LinearGemm::Impl {
 #else  // HIP: no vendor BLAS in Debian 12; the tiled kernel does every GEMM.
 
 void warm_up_gemms(std::span<const Linear>) {}
-void load_gemm_library() {}
 
 struct LinearGemm::Impl {
   explicit Impl(GemmBackend) {}

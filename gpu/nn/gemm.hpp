@@ -63,16 +63,9 @@ enum class GemmBackend {
 // thread's current device. The first choices of a process cost ~0.1 s each
 // (cuBLASLt loads candidate kernels), and a kernel's first launch loads its
 // module (~5 ms each in traced runs); every LinearGemm of the process then
-// reuses both, for any row count. The choices are kept on disk
-// (gemm_cache.hpp) and the next process's warm-up takes them from there,
-// without the queries. Throws seqfuse::Error on a library or device
-// failure; a no-op on HIP.
+// reuses both, for any row count. Throws seqfuse::Error on a library or
+// device failure; a no-op on HIP.
 void warm_up_gemms(std::span<const Linear> shapes);
-
-// Loads the vendor GEMM library now (cuBLASLt's dlopen, ~50 ms on the GPU
-// machine) without touching a device, so a caller can do it while the
-// driver starts. Throws seqfuse::Error if it cannot; a no-op on HIP.
-void load_gemm_library();
 
 // Whether the op takes `job`'s combination of types and options (sizes and
 // pointers are checked by run): y is fp32 or the operands' type, accumulate

@@ -38,8 +38,6 @@ void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType co
         shape = gpu_embed::model_shape(load_esm_config(config), compute);
         break;
     }
-    // The library's load needs no device: it passes while the driver starts.
-    gpu::nn::load_gemm_library();
     gpu::use_device(std::max(device, 0));
     gpu::nn::warm_up_gemms(gpu_embed::layer_gemm_shapes(shape));
     trace("embed: GEMM algorithms chosen ahead");
