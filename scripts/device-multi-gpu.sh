@@ -79,6 +79,7 @@ same_output() {  # same_output A B
 # {DEV} for the device list. Each run gets a folder of its own.
 identity_jobs=(
   "align-sw search|hits.tsv|$sf align-sw --device {DEV} $work/Q.fa $bd/mmseqs_QUERY.fasta.gz --top 20 -o hits.tsv"
+  "align-sw search in parts|parts.tsv|env SEQFUSE_ALIGN_PART_RESIDUES=30000 $sf align-sw --device {DEV} $work/Q.fa $bd/mmseqs_QUERY.fasta.gz --top 20 -o parts.tsv"
   "align-sw all-vs-all|all.tsv|$sf align-sw --device {DEV} $work/Q.fa --top 5 -o all.tsv"
   "align-sw search, top 0|top0.tsv|$sf align-sw --device {DEV} $td/align/proteins_queries.fa $td/align/proteins_targets.fa --top 0 -o top0.tsv"
   "align-nw traceback SAM|t.sam|$sf align-nw --device {DEV} --traceback --format sam $td/align/proteins_queries.fa $td/align/proteins_targets.fa -o t.sam"
