@@ -110,9 +110,10 @@ void search_resident_range(const AlignJob& job, const ScoringScheme& scheme,
     kept.assign(count, {});
     keep_top_of_chunk(job, scores, range, first, count, kept, threads);
     kept_to_hits(kept, first, {}, range.begin, tracer.get(), hits);
-    device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
-    if (!exchange.publish(worker, c, hits)) return;
+    if (!exchange.publish(worker, c, hits)) break;
   }
+  // Read once, at the end: the scorer's time goes over every launch's events.
+  device_seconds = scorer.device_seconds() + (tracer ? tracer->device_seconds() : 0.0);
 }
 
 // The hits of one worker whose range is larger than its device holds: the
