@@ -119,11 +119,13 @@ DeviceTargetSet::DeviceTargetSet(std::span<const std::uint8_t> codes,
   // Longest first in groups of kSlotGroup interleaved slots (one layout for
   // both kernels; the 16-bit kernel takes one slot per thread).
   search16::TargetLayout layout = search16::plan_target_layout(offsets);
+  trace("align search: target layout planned");
   interleaved_bytes_ = layout.interleaved;
   slot_len_ = upload(layout.slot_len.data(), layout.slot_len.size(), build_stream_);
   slot_base_ = upload(layout.slot_base.data(), layout.slot_base.size(), build_stream_);
   codes_ = DeviceBuffer(layout.interleaved);
   fill_device(codes_.data(), search16::kPadCode, layout.interleaved, build_stream_);
+  trace("align search: slots up, letters' room made");
   interleave(codes, offsets, layout, host_threads);
   order_ = std::move(layout.order);
   build_stream_.synchronize();  // the host vectors die here
@@ -147,6 +149,7 @@ void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
   for (std::uint32_t len : layout.slot_len) longest = std::max<std::uint64_t>(longest, len);
   const std::uint64_t staging_bytes = std::max(kStagingBytes, longest);
   DeviceBuffer staging(std::min<std::uint64_t>(staging_bytes, offsets[count] - offsets[0]));
+  trace("align search: interleaving's buffers made");
   for (std::size_t first = 0; first < count;) {
     // Targets [first, last): as many whole targets as the staging buffer holds.
     const auto end = std::upper_bound(offsets.begin() + static_cast<std::ptrdiff_t>(first) + 1,
@@ -166,7 +169,9 @@ void DeviceTargetSet::interleave(std::span<const std::uint8_t> codes,
     GPU_CHECK_LAUNCH();
     first = last;
   }
+  trace("align search: letters queued up");
   build_stream_.synchronize();  // the staging buffer and pageable sources go away
+  trace("align search: letters interleaved");
 }
 
 // The longest targets, which the wavefront kernel scores (one warp per pair,
