@@ -30,13 +30,12 @@ bundle/bin/seqfuse_tests "[align-bench]" 2>&1 | grep 'target layout' | tee "$OUT
 # appended to $OUT/traces.txt (at most 8 files come back from the machine).
 traced() {
   for build in bundle/bin/seqfuse "$base"; do
-    local t0 t1
+    local t0
     echo "## $1, $build" >>"$OUT/traces.txt"
-    t0=$(date +%s%N)
+    t0=$(now_ms)
     SEQFUSE_TRACE=1 "$build" align-sw "$work/Q.fasta" "$work/DB.sfdb" --top 10 -t "$threads" \
       -o /dev/null 2>>"$OUT/traces.txt"
-    t1=$(date +%s%N)
-    echo "whole process: $(((t1 - t0) / 1000000)) ms" >>"$OUT/traces.txt"
+    echo "whole process: $(($(now_ms) - t0)) ms" >>"$OUT/traces.txt"
   done
 }
 OUT=$OUT SEQFUSE_BASELINE=$base RUNS=$runs CUDASW_TAG=big bash scripts/device-align-cudasw.sh \
@@ -49,19 +48,18 @@ fasta_runs=${FASTA_RUNS:-0}
 if ((fasta_runs > 0)); then
   fasta_ms() {  # fasta_ms BUILD TAG: one search from the FASTA, its wall ms
     local t0
-    t0=$(date +%s%N)
+    t0=$(now_ms)
     "$1" align-sw "$work/Q.fasta" "$work/DB.fasta" --top 10 -t "$threads" -q \
       -o "$work/fasta-$2.tsv" || return 1
-    echo $((($(date +%s%N) - t0) / 1000000))
+    echo $(($(now_ms) - t0))
   }
   bin_ms=() base_ms=()
   for ((i = 0; i < fasta_runs; i++)); do
     bin_ms+=("$(fasta_ms bundle/bin/seqfuse bin)") base_ms+=("$(fasta_ms "$base" baseline)")
   done
-  mid() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
   {
-    echo "## fasta (the big search from DB.fasta), ms: bin ${bin_ms[*]} (median $(mid "${bin_ms[@]}"));" \
-      "baseline ${base_ms[*]} (median $(mid "${base_ms[@]}"))"
+    echo "## fasta (the big search from DB.fasta), ms: bin ${bin_ms[*]} (median $(median_of "${bin_ms[@]}"));" \
+      "baseline ${base_ms[*]} (median $(median_of "${base_ms[@]}"))"
     echo "fasta outputs: bin vs baseline $(cmp -s "$work/fasta-bin.tsv" "$work/fasta-baseline.tsv" &&
       echo identical || echo DIFFERENT); bin vs its .sfdb run $(cmp -s "$work/fasta-bin.tsv" \
       "$work/seqfuse.tsv" && echo identical || echo DIFFERENT)"

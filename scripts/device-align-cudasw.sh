@@ -37,7 +37,6 @@ copies=${CUDASW_COPIES:-200}
 runs=${RUNS:-3}
 threads=$(nproc)
 page=$OUT/align-cudasw${CUDASW_TAG:+-$CUDASW_TAG}.md
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }'; }
 list() { for v in "$@"; do awk -v v="$v" 'BEGIN { printf "%.2f ", v / 1000 }'; done; }
 

@@ -8,6 +8,9 @@
 #   with_bundle_libs CMD...  runs CMD with bundle/lib first on the library
 #                   path: for another seqfuse build carried beside the bundle
 #                   (a baseline), which has no rpath to it
+#   now_ms          prints the wall clock in milliseconds
+#   median_of N...  prints the median of its arguments (the lower middle one
+#                   of an even count)
 # Call from the repo root.
 
 prepare_bundle() {
@@ -33,3 +36,7 @@ find_ncu() {
 with_bundle_libs() {
   LD_LIBRARY_PATH="$PWD/bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
 }
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+median_of() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

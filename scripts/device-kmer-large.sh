@@ -28,7 +28,6 @@ wait
 printf '%s\n' "${files[@]}" >"$work/files.txt"
 bytes=$(cat "${files[@]}" | wc -c)
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) / 1e9 }'; }
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 sf_times=() kmc_times=()
 for ((r = 0; r < ${KMER_RUNS:-3}; r++)); do
   t0=$(date +%s%N)
@@ -50,7 +49,7 @@ awk '$2 > 0 { if ($1 > 10000) above += $2; else print $1, $2 } END { if (above) 
   "$work/kmc.histo" >"$work/kmc.jellyfish.histo"
 cmp -s "$work/kmc.jellyfish.histo" "$work/seqfuse.histo" && verdict="identical"
 cp "$work/kmc.jellyfish.histo" "$work/seqfuse.histo" "${OUT:-.}/"
-sf_median=$(median "${sf_times[@]}") kmc_median=$(median "${kmc_times[@]}")
+sf_median=$(median_of "${sf_times[@]}") kmc_median=$(median_of "${kmc_times[@]}")
 {
   echo "# kmer-count at scale against KMC"
   echo

@@ -59,7 +59,6 @@ threads=$(nproc)
 mode=${MODE:-both}
 commit=$(sed -n 's/^commit=//p' "$repo/bundle/BUILD_INFO")
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 end_table() {  # end_table FILE FAILURES: the count under the table, the table shown; status 0 if none
   echo >>"$1"
   echo "Failures: $2." >>"$1"
