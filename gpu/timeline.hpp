@@ -12,8 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/runtime.hpp"
-
 namespace seqfuse::gpu {
 
 // Seconds covered by at least one of `spans` (begin, end), in any order.
