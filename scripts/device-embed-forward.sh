@@ -4,7 +4,8 @@
 # the ESM-2 650M-shaped forward pass of `seqfuse embed` (random weights from
 # scripts/make-random-esm.py t33, the first ATTN_BENCH_COUNT proteins of the
 # bundle's mmseqs2-examples DB, bf16) for each build and layout, rounds
-# interleaved, forward seconds from the summary line; the embeddings of
+# interleaved, forward seconds from the summary line and the whole
+# process's wall milliseconds; the embeddings of
 # every variant against the first one's (worst cosine per protein).
 #   bundle/baseline/seqfuse  an earlier build to time beside this one (optional)
 # Environment: ATTN_BENCH_COUNT (2000), ATTN_BENCH_ROUNDS (3),
@@ -14,7 +15,9 @@
 # ATTN_BENCH_KERNEL (1; 0 skips the kernel timing),
 # ATTN_BENCH_VARIANTS (default "baseline current": bundle/baseline/seqfuse,
 # where it exists, and this build; 4x16, 8x16 or 4x32: this build with
-# SEQFUSE_ATTENTION_LAYOUT set). Writes $OUT/embed-forward.md.
+# SEQFUSE_ATTENTION_LAYOUT set; gemm-cublaslt, gemm-mma or gemm-tiled: this
+# build with SEQFUSE_EMBED_GEMM set). Writes $OUT/embed-forward.md (or
+# $OUT/embed-forward-$ATTN_BENCH_PAGE.md with ATTN_BENCH_PAGE set).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,7 +44,7 @@ case $shape in
 esac
 { gzip -dc "$proteins" || true; } | awk -v n="$count" '/^>/ { if (++k > n) exit } { print }' >"$work/proteins.fa"
 
-page=$OUT/embed-forward.md
+page=$OUT/embed-forward${ATTN_BENCH_PAGE:+-$ATTN_BENCH_PAGE}.md
 {
   echo "# Attention kernel and an ESM-2 forward pass ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo
@@ -67,7 +70,7 @@ for v in ${ATTN_BENCH_VARIANTS:-baseline current}; do
   [ "$v" = baseline ] && [ ! -x bundle/baseline/seqfuse ] && continue
   variants+=("$v")
 done
-declare -A forward
+declare -A forward wall
 for round in $(seq "$rounds"); do
   for v in "${variants[@]}"; do
     bin=bundle/bin/seqfuse
@@ -75,9 +78,11 @@ for round in $(seq "$rounds"); do
     case $v in
       baseline) bin=bundle/baseline/seqfuse ;;
       current) ;;
+      gemm-*) env=(SEQFUSE_EMBED_GEMM="${v#gemm-}") ;;
       *x*) env=(SEQFUSE_ATTENTION_LAYOUT="$v") ;;
     esac
     rm -f "$work/$v.npy"
+    start=$(now_ms)
     env "${env[@]}" "$bin" embed --model "$work/model" --device gpu --dtype "$dtype" --format npy \
       -o "$work/$v.npy" "$work/proteins.fa" 2>"$work/$v.err" >/dev/null ||
       { tail -n 5 "$work/$v.err" >&2; die "$v failed"; }
@@ -86,16 +91,16 @@ for round in $(seq "$rounds"); do
     secs=$(echo "$line" | awk '{ n = $3; for (i = 1; i <= NF; ++i) if ($i == "(forward") { r = $(i + 1); u = $(i + 2) }
       if (u ~ /^k/) r *= 1e3; if (u ~ /^M/) r *= 1e6; printf "%.3f", n / r }')
     forward[$v]="${forward[$v]:-} $secs"
+    wall[$v]="${wall[$v]:-} $(($(now_ms) - start))"
     echo "round $round $v: $line" >>"$work/lines.txt"
   done
 done
 {
-  echo "| variant | forward s (rounds) | median |"
-  echo "|---|---|---|"
+  echo "| variant | forward s (rounds) | median | whole process ms (rounds) | median |"
+  echo "|---|---|---|---|---|"
   for v in "${variants[@]}"; do
-    # shellcheck disable=SC2086  # the list is split on purpose
-    median=$(printf '%s\n' ${forward[$v]} | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-    echo "| $v |${forward[$v]} | $median |"
+    # shellcheck disable=SC2086  # the lists are split on purpose
+    echo "| $v |${forward[$v]} | $(median_of ${forward[$v]}) |${wall[$v]} | $(median_of ${wall[$v]}) |"
   done
   echo
   echo '```'

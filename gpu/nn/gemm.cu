@@ -1,4 +1,5 @@
-// LinearGemm: cuBLASLt on CUDA, the tiled kernel (gemm_tiled.cu) on HIP.
+// LinearGemm: cuBLASLt on CUDA, the tiled kernel (gemm_tiled.cu) on HIP, or
+// the tensor-core kernel of ours (gemm_mma.cu) where asked.
 // The cuBLASLt part is the one place in gpu/nn that names the vendor
 // library; it compiles only when vendor.cuh picked CUDA.
 #include <algorithm>
@@ -250,7 +251,7 @@ struct LinearGemm::Impl {
   // The device's shared handle is fetched by the first GEMM (plan_for), so making an
   // engine does not wait for a warm-up that holds the shared state.
   explicit Impl(GemmBackend b) : backend(b) {
-    if (backend == GemmBackend::tiled) return;
+    if (backend != GemmBackend::automatic) return;  // no vendor library, no workspace
     workspace = DeviceBuffer(kWorkspaceBytes);
   }
 
@@ -272,6 +273,8 @@ struct LinearGemm::Impl {
   }
 
   Status run(const Linear& job, Stream& stream) {
+    if (backend == GemmBackend::mma)
+      return linear_mma_takes(job) ? linear_mma(job, stream) : linear_tiled(job, stream);
     if (backend == GemmBackend::tiled || !aligned(job.x) || !aligned(job.w) || !aligned(job.y) ||
         (job.bias && !aligned(job.bias)))
       return linear_tiled(job, stream);
@@ -304,7 +307,15 @@ struct LinearGemm::Impl {
   }
 
   [[nodiscard]] std::string name() const {
-    return backend == GemmBackend::tiled ? "tiled" : "cuBLASLt";
+    switch (backend) {
+      case GemmBackend::tiled:
+        return "tiled";
+      case GemmBackend::mma:
+        return "mma";
+      case GemmBackend::automatic:
+        break;
+    }
+    return "cuBLASLt";
   }
 };
 

@@ -4,7 +4,9 @@
 // where the next op reads 16 bits anyway, the operands' type. CUDA
 // builds run them through cuBLASLt (bias in its epilogue); HIP builds, and
 // CUDA when asked (tests), through gemm_tiled.cu, a portable tiled kernel of
-// ours (Debian 12 packages no rocBLAS or hipBLASLt). Plain C++: src/ calls it.
+// ours (Debian 12 packages no rocBLAS or hipBLASLt); 16-bit operands on
+// NVIDIA sm_80+ also, when asked, through gemm_mma.cu, a tensor-core kernel
+// of ours that needs no vendor library. Plain C++: src/ calls it.
 #pragma once
 
 #include <cstddef>
@@ -55,6 +57,9 @@ inline constexpr std::size_t kGemmAlignment = 256;
 enum class GemmBackend {
   automatic,  // cuBLASLt on CUDA, the tiled kernel on HIP
   tiled,      // the tiled kernel everywhere
+  // The tensor-core kernel of ours wherever linear_mma_takes the job, else
+  // the tiled kernel; cuBLASLt is never loaded.
+  mma,
 };
 
 // Chooses the vendor library's algorithm for each of these GEMM shapes now
@@ -76,6 +81,13 @@ void warm_up_gemms(std::span<const Linear> shapes);
 // The portable kernel alone (the three-layer op; LinearGemm falls back to it).
 [[nodiscard]] Status linear_tiled(const Linear& job, Stream& stream);
 
+// The tensor-core kernel alone (gemm_mma.cu): whether it takes `job` (a CUDA
+// build on an sm_80+ device, bf16 or fp16 operands, in and out multiples of
+// 8, x and w 16-byte aligned, y 8-byte aligned), and the product itself
+// (kInvalidArgument for a job it does not take).
+[[nodiscard]] bool linear_mma_takes(const Linear& job);
+[[nodiscard]] Status linear_mma(const Linear& job, Stream& stream);
+
 // Holds the vendor library's handle, workspace and per-shape plans; one per
 // engine, used from one thread.
 class LinearGemm {
@@ -86,7 +98,7 @@ class LinearGemm {
   LinearGemm& operator=(const LinearGemm&) = delete;
 
   [[nodiscard]] Status run(const Linear& job, Stream& stream);
-  // "cuBLASLt" or "tiled".
+  // "cuBLASLt", "tiled" or "mma".
   [[nodiscard]] std::string backend_name() const;
 
  private:

@@ -1,5 +1,10 @@
 #include "models/gpu_compute.hpp"
 
+#include <cstdlib>
+#include <string_view>
+
+#include "core/error.hpp"
+
 namespace seqfuse::models::gpu_embed {
 
 nn::NnType nn_type(ComputeType compute) noexcept {
@@ -65,6 +70,19 @@ std::vector<nn::Linear> layer_gemm_shapes(const ModelShape& shape) {
   nn::Linear down = linear(intermediate, hidden, nn::NnType::f32, biases);
   attention_output.accumulate = down.accumulate = true;
   return {linear(hidden, 3 * inner, type, false), attention_output, up, down};
+}
+
+nn::GemmBackend gemm_backend_for(bool tiled) {
+  if (tiled) return nn::GemmBackend::tiled;
+  if (const char* text = std::getenv("SEQFUSE_EMBED_GEMM"); text && *text) {
+    const std::string_view asked(text);
+    if (asked == "cublaslt") return nn::GemmBackend::automatic;
+    if (asked == "mma") return nn::GemmBackend::mma;
+    if (asked == "tiled") return nn::GemmBackend::tiled;
+    throw UsageError("SEQFUSE_EMBED_GEMM must be cublaslt, mma or tiled, not '" +
+                     std::string(asked) + "'");
+  }
+  return nn::GemmBackend::automatic;
 }
 
 }  // namespace seqfuse::models::gpu_embed

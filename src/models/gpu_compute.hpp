@@ -82,6 +82,13 @@ template <class Config>
 // T5's (d_model, num_heads, d_kv, d_ff, feed_forward_proj).
 [[nodiscard]] ModelShape model_shape(const T5Config& config, ComputeType compute);
 
+// The GEMM an engine runs: the tiled kernel where `tiled` asks (tests), else
+// cuBLASLt, or the backend SEQFUSE_EMBED_GEMM names (cublaslt, mma or tiled;
+// a knob to measure the choice on a GPU machine). The tensor-core kernel of
+// ours (gpu/nn/gemm_mma.cu) spares a run cuBLASLt's ~0.2 s first use but runs
+// at a third to a half of its rate (run 39), so it is not chosen on its own.
+[[nodiscard]] nn::GemmBackend gemm_backend_for(bool tiled);
+
 // The GEMMs of every layer, as ForwardPass's attention and feed-forward
 // steps (gpu_forward.cpp) run them for a model of `shape` (pointers left
 // null, a bias marked by a placeholder): what warm_up_gpu_engine has

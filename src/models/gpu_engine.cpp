@@ -23,6 +23,10 @@ bool gpu_engine_built() noexcept {
 
 void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept {
   try {
+    if (gpu_embed::gemm_backend_for(false) != gpu::nn::GemmBackend::automatic) {
+      trace("embed: GEMMs on a kernel of ours (SEQFUSE_EMBED_GEMM): cuBLASLt is not loaded");
+      return;
+    }
     // Every family runs the same GEMMs per layer but for T5's sizes, biases
     // and feed-forward (gpu_compute.hpp).
     const std::filesystem::path config = std::filesystem::path(model_dir) / "config.json";

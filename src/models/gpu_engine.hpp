@@ -3,8 +3,9 @@
 // (gpu_model_engine.hpp) built on the gpu/nn ops (fused embedding, add +
 // LayerNorm, RMS norm, QKV bias + rotary, variable-length flash attention
 // with T5's optional relative position bias, bias + GELU, gated GELU,
-// pooling) and cuBLASLt GEMMs (a portable tiled GEMM on HIP). Plain C++: the
-// CUDA/HIP side lives in gpu/.
+// pooling) and cuBLASLt GEMMs (a portable tiled GEMM on HIP;
+// gpu_compute.hpp's gemm_backend_for). Plain C++: the CUDA/HIP side lives in
+// gpu/.
 //
 // Numerics: the residual stream, LayerNorm, softmax statistics and every
 // accumulation are fp32 in every compute type. ComputeType::fp32 keeps
@@ -49,6 +50,7 @@ struct GpuEngineOptions {
 // loads cuBLASLt and has it choose its GEMM algorithms for the model's
 // shapes (~0.2 s on an H100, mostly cuBLASLt loading kernels), so a caller
 // can overlap that with the device start, the model load and the input.
+// Nothing where the engine's GEMMs are not cuBLASLt's (gemm_backend_for).
 // Never throws: make_gpu_engine and the first batch report any failure.
 void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept;
 

@@ -14,7 +14,7 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
     : device_(select_device(options.device)),
       options_(options),
       spec_(std::move(spec)),
-      gemm_(options.tiled_gemm ? nn::GemmBackend::tiled : nn::GemmBackend::automatic),
+      gemm_(gemm_backend_for(options.tiled_gemm)),
       workspace_(spec_.shape, spec_.tokens.frame_tokens, spec_.tokens.leading_placeholder),
       forward_(spec_.shape, gemm_, stream_),
       output_host_(gpu::pinned_resource()) {
@@ -32,7 +32,7 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
   if (shape.inner % 4 != 0 || shape.inner > 4096)
     throw Error("the GPU engine takes at most 4,096 attention channels (heads x head size); " +
                 spec_.folder + " has " + std::to_string(shape.inner) + ": use --device cpu");
-  trace("embed: engine: device, stream and GEMM handle ready");
+  trace("embed: engine: device, stream and GEMM (" + gemm_.backend_name() + ") ready");
   family_ = spec_.upload(shape.type, name(), stream_);
   spec_.upload = nullptr;  // it may refer to the host model, which the caller may free
   trace("embed: engine: weights uploaded");

@@ -1,5 +1,6 @@
 // gpu/nn's linear-layer GEMM on the device against a float64 host reference:
-// both backends (cuBLASLt and the portable tiled kernel), fp32 / bf16 / fp16
+// every backend (cuBLASLt, the portable tiled kernel, the tensor-core kernel
+// of ours), fp32 / bf16 / fp16
 // operands, fp32 or 16-bit outputs, bias, accumulation into y, and the fused
 // GELU epilogue. The output is poisoned with NaN before every run. For the
 // GELU epilogue the test prints how far the device is from GELU's tanh form
@@ -16,6 +17,7 @@
 
 #include "../unit/test_data.hpp"
 #include "core/error.hpp"
+#include "core/report.hpp"
 #include "gpu/nn/gemm.hpp"
 #include "gpu/nn/nn_types.hpp"
 #include "gpu/runtime.hpp"
@@ -90,6 +92,10 @@ Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rn
   job.accumulate = p.accumulate;
   job.activation = p.activation;
   Worst worst;
+  // The tensor-core kernel must take every 16-bit problem here (its own
+  // edges: rows, out and in past its tiles), not hand it to the tiled one.
+  if (backend == nn::GemmBackend::mma && p.type != nn::NnType::f32)
+    CHECK(nn::linear_mma_takes(job));
   try {
     nn::LinearGemm gemm(backend);
     const gpu::Status status = gemm.run(job, stream);  // outside REQUIRE, which catches throws
@@ -140,7 +146,7 @@ Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rn
 
 }  // namespace
 
-TEST_CASE("linear GEMM equals a float64 reference: both backends, types, bias, GELU, ReLU",
+TEST_CASE("linear GEMM equals a float64 reference: every backend, types, bias, GELU, ReLU",
           "[gpu]") {
   REQUIRE_FALSE(gpu::devices().empty());
   const std::uint64_t seed = seqfuse::test::test_seed();
@@ -148,8 +154,11 @@ TEST_CASE("linear GEMM equals a float64 reference: both backends, types, bias, G
   std::mt19937_64 rng(seed);
   gpu::Stream stream;
   using A = nn::Activation;
-  for (const nn::GemmBackend backend : {nn::GemmBackend::automatic, nn::GemmBackend::tiled}) {
-    const char* backend_name = backend == nn::GemmBackend::tiled ? "tiled" : "vendor";
+  for (const nn::GemmBackend backend :
+       {nn::GemmBackend::automatic, nn::GemmBackend::tiled, nn::GemmBackend::mma}) {
+    const char* backend_name = backend == nn::GemmBackend::tiled ? "tiled"
+                               : backend == nn::GemmBackend::mma ? "mma"
+                                                                 : "vendor";
     for (const nn::NnType type : {nn::NnType::f32, nn::NnType::bf16, nn::NnType::f16}) {
       std::vector<Problem> problems;
       for (const std::size_t rows : {std::size_t{1}, std::size_t{67}, std::size_t{300}}) {
@@ -168,7 +177,11 @@ TEST_CASE("linear GEMM equals a float64 reference: both backends, types, bias, G
         problems.push_back({rows, 320, 1280, type, f32, type, false, A::relu});
         problems.push_back({rows, 320, 960, type, type, f32, false, A::none, false});
         problems.push_back({rows, 1280, 320, type, f32, f32, true, A::none, false});
+        // Past the tensor-core kernel's 128 x 128 tiles and 32-deep slices.
+        problems.push_back({rows, 72, 136, type, type, f32, false, A::gelu_tanh});
+        problems.push_back({rows, 200, 264, type, f32, type, true, A::none});
       }
+      problems.push_back({1000, 328, 1288, type, type, type, false, A::none});
       for (const Problem& p : problems) {
         const bool gelu = p.activation == A::gelu_tanh;
         INFO(backend_name << " " << type_name(p.type) << " -> " << type_name(p.y_type) << " (bias "
@@ -206,4 +219,69 @@ TEST_CASE("linear GEMM: can_implement refuses what neither backend computes", "[
   CHECK(nn::can_implement(job));
   job.y_type = nn::NnType::bf16;  // accumulation needs an fp32 y
   CHECK_FALSE(nn::can_implement(job));
+}
+
+// Not a check: the rates of the engine's four GEMMs per layer on one
+// 65,536-token batch of each ESM-2 shape, cuBLASLt against the tensor-core
+// kernel of ours (the mean of 20 runs after 3 warm-ups; bf16 operands of
+// bytes 0x3c, 0.0115, not zeros, which tensor cores multiply at less
+// power). Run on the GPU machine with `seqfuse_tests "linear GEMM: timing*"`; it is what
+// kOwnGemmLargestHidden (src/models/gpu_compute.hpp) rests on.
+TEST_CASE("linear GEMM: timing on embedding-shaped batches", "[.][gpu][bench]") {
+  REQUIRE_FALSE(gpu::devices().empty());
+  gpu::Stream stream;
+  constexpr std::size_t kRows = 65536;
+  const nn::NnType bf16 = nn::NnType::bf16, f32 = nn::NnType::f32;
+  for (const std::size_t hidden :
+       {std::size_t{320}, std::size_t{480}, std::size_t{640}, std::size_t{1280}}) {
+    const std::size_t wide = 4 * hidden;
+    gpu::DeviceBuffer x(kRows * wide * 2), w(wide * wide * 2), y(kRows * wide * 4), bias(wide * 4);
+    gpu::fill_device(x.data(), 0x3c, x.size(), stream);
+    gpu::fill_device(w.data(), 0x3c, w.size(), stream);
+    gpu::fill_device(y.data(), 0, y.size(), stream);
+    gpu::fill_device(bias.data(), 0, bias.size(), stream);
+    // As the engine runs them (gpu_compute.cpp's layer_gemm_shapes): QKV
+    // without a bias (16-bit out), attention's output and the down-projection
+    // into the fp32 residual stream, the up-projection with GELU (16-bit out).
+    const Problem layer[] = {
+        {kRows, hidden, 3 * hidden, bf16, bf16, f32, false, nn::Activation::none, false},
+        {kRows, hidden, hidden, bf16, f32, f32, true, nn::Activation::none},
+        {kRows, hidden, wide, bf16, bf16, bf16, false, nn::Activation::gelu_tanh},
+        {kRows, wide, hidden, bf16, f32, f32, true, nn::Activation::none}};
+    for (const nn::GemmBackend backend : {nn::GemmBackend::automatic, nn::GemmBackend::mma}) {
+      nn::LinearGemm gemm(backend);
+      double layer_seconds = 0, layer_flop = 0;
+      for (const Problem& p : layer) {
+        nn::Linear job;
+        job.x = x.data();
+        job.w = w.data();
+        job.type = p.type;
+        job.rows = p.rows;
+        job.in = p.in;
+        job.out = p.out;
+        job.bias = p.with_bias ? bias.data() : nullptr;
+        job.bias_type = p.bias_type;
+        job.y = y.data();
+        job.y_type = p.y_type;
+        job.accumulate = p.accumulate;
+        job.activation = p.activation;
+        for (int i = 0; i < 3; ++i) REQUIRE(gemm.run(job, stream) == gpu::Status::kSuccess);
+        stream.synchronize();
+        constexpr int kRuns = 20;
+        const seqfuse::Stopwatch clock;
+        for (int i = 0; i < kRuns; ++i) REQUIRE(gemm.run(job, stream) == gpu::Status::kSuccess);
+        stream.synchronize();
+        const double seconds = clock.seconds() / kRuns;
+        const double flop = 2.0 * static_cast<double>(p.rows * p.in * p.out);
+        layer_seconds += seconds;
+        layer_flop += flop;
+        std::cout << "[gemm timing] hidden " << hidden << ", " << gemm.backend_name() << ", "
+                  << p.in << " -> " << p.out << ": " << seconds * 1e3 << " ms, "
+                  << flop / seconds / 1e12 << " TFLOP/s\n";
+      }
+      std::cout << "[gemm timing] hidden " << hidden << ", " << gemm.backend_name()
+                << ", one layer's four GEMMs: " << layer_seconds * 1e3 << " ms, "
+                << layer_flop / layer_seconds / 1e12 << " TFLOP/s\n";
+    }
+  }
 }
