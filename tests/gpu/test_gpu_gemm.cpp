@@ -58,6 +58,25 @@ struct Problem {
   bool with_bias = true;  // false: T5's bias-free GEMMs
 };
 
+// The GEMM of problem `p` over these device buffers (the bias left out
+// where `p` has none).
+nn::Linear linear_job(const Problem& p, const void* x, const void* w, const void* bias, void* y) {
+  nn::Linear job;
+  job.x = x;
+  job.w = w;
+  job.type = p.type;
+  job.rows = p.rows;
+  job.in = p.in;
+  job.out = p.out;
+  job.bias = p.with_bias ? bias : nullptr;
+  job.bias_type = p.bias_type;
+  job.y = y;
+  job.y_type = p.y_type;
+  job.accumulate = p.accumulate;
+  job.activation = p.activation;
+  return job;
+}
+
 Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rng,
                   gpu::Stream& stream) {
   // Pre-activations of a few units (std ~2): GELU's curved part and its tails.
@@ -78,19 +97,7 @@ Worst run_problem(const Problem& p, nn::GemmBackend backend, std::mt19937_64& rn
   else
     gpu::fill_device(d_y.data(), 0xff, y_bytes, stream);  // NaN in every type
 
-  nn::Linear job;
-  job.x = d_x.data();
-  job.w = d_w.data();
-  job.type = p.type;
-  job.rows = p.rows;
-  job.in = p.in;
-  job.out = p.out;
-  job.bias = p.with_bias ? d_bias.data() : nullptr;
-  job.bias_type = p.bias_type;
-  job.y = d_y.data();
-  job.y_type = p.y_type;
-  job.accumulate = p.accumulate;
-  job.activation = p.activation;
+  const nn::Linear job = linear_job(p, d_x.data(), d_w.data(), d_bias.data(), d_y.data());
   Worst worst;
   // The tensor-core kernel must take every 16-bit problem here (its own
   // edges: rows, out and in past its tiles), not hand it to the tiled one.
@@ -252,19 +259,7 @@ TEST_CASE("linear GEMM: timing on embedding-shaped batches", "[.][gpu][bench]") 
       nn::LinearGemm gemm(backend);
       double layer_seconds = 0, layer_flop = 0;
       for (const Problem& p : layer) {
-        nn::Linear job;
-        job.x = x.data();
-        job.w = w.data();
-        job.type = p.type;
-        job.rows = p.rows;
-        job.in = p.in;
-        job.out = p.out;
-        job.bias = p.with_bias ? bias.data() : nullptr;
-        job.bias_type = p.bias_type;
-        job.y = y.data();
-        job.y_type = p.y_type;
-        job.accumulate = p.accumulate;
-        job.activation = p.activation;
+        const nn::Linear job = linear_job(p, x.data(), w.data(), bias.data(), y.data());
         for (int i = 0; i < 3; ++i) REQUIRE(gemm.run(job, stream) == gpu::Status::kSuccess);
         stream.synchronize();
         constexpr int kRuns = 20;
