@@ -22,8 +22,7 @@ queries=${ALIGN_BIGDB_QUERIES:-10}
 dir=/tmp/seqfuse-bigdb
 mkdir -p "$dir"
 gzip -dc bundle/data/mmseqs_DB.fasta.gz >"$dir/DB1.fasta" || exit 1
-gzip -dc bundle/data/mmseqs_QUERY.fasta.gz |
-  awk -v n="$queries" '/^>/ { if (++k > n) exit } { print }' >"$dir/QUERY.fasta"
+first_records "$queries" bundle/data/mmseqs_QUERY.fasta.gz >"$dir/QUERY.fasta"
 t0=$(date +%s%N)
 for ((i = 0; i < copies; i++)); do cat "$dir/DB1.fasta"; done >"$dir/DB.fasta"
 echo "big DB: $copies copies, $(stat -c %s "$dir/DB.fasta") bytes, written in" \

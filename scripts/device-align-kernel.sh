@@ -55,8 +55,7 @@ fi
 
 gzip -dc bundle/data/mmseqs_DB.fasta.gz >"$work/DB.fasta"
 gzip -dc bundle/data/mmseqs_QUERY.fasta.gz >"$work/all.fasta"
-awk -v n="${ALIGN_KERNEL_QUERIES:-64}" '/^>/ { if (++k > n) exit } { print }' \
-  "$work/all.fasta" >"$work/QUERY.fasta"
+first_records "${ALIGN_KERNEL_QUERIES:-64}" "$work/all.fasta" >"$work/QUERY.fasta"
 if [ -z "$only_search" ] && [ -n "$ncu" ]; then
   echo "== 2. ncu, one score_db16 launch ($(grep -c '>' "$work/QUERY.fasta") queries)" >>"$page"
   "$ncu" --clock-control none -k regex:score_db16 --launch-count 1 \

@@ -68,8 +68,7 @@ fi
 
 gzip -dc bundle/data/mmseqs_DB.fasta.gz >"$work/DB.fasta"
 gzip -dc bundle/data/mmseqs_QUERY.fasta.gz >"$work/all-queries.fasta"
-awk -v n="${ALIGN_PROFILE_QUERIES:-64}" '/^>/ { if (++k > n) exit } { print }' \
-  "$work/all-queries.fasta" >"$work/QUERY.fasta"
+first_records "${ALIGN_PROFILE_QUERIES:-64}" "$work/all-queries.fasta" >"$work/QUERY.fasta"
 
 page=$OUT/align-profile.txt
 {

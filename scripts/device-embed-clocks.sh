@@ -33,8 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 python3 scripts/make-random-esm.py "$work" t33 1 >/dev/null
-{ gzip -dc "$proteins" || true; } |
-  awk -v n="${EMBED_CLOCKS_COUNT:-2000}" '/^>/ { if (++k > n) exit } { print }' >"$work/proteins.fa"
+first_records "${EMBED_CLOCKS_COUNT:-2000}" "$proteins" >"$work/proteins.fa"
 
 # sampled NAME CMD...: runs CMD with the device sampled every 100 ms into
 # $work/NAME.csv (ms since the epoch, SM MHz, W, limit reasons).

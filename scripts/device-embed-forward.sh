@@ -42,7 +42,7 @@ case $shape in
   bert | t5) python3 scripts/embed-bench-family.py --family "$shape" --save-model "$work/model" ;;
   *) python3 scripts/make-random-esm.py "$work" "$shape" 1 >/dev/null ;;
 esac
-{ gzip -dc "$proteins" || true; } | awk -v n="$count" '/^>/ { if (++k > n) exit } { print }' >"$work/proteins.fa"
+first_records "$count" "$proteins" >"$work/proteins.fa"
 
 page=$OUT/embed-forward${ATTN_BENCH_PAGE:+-$ATTN_BENCH_PAGE}.md
 {

@@ -26,7 +26,7 @@ ncu=$(find_ncu)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 count=${EMBED_GEMM_COUNT:-300}
-{ gzip -dc "$proteins" || true; } | awk -v n="$count" '/^>/ { if (++k > n) exit } { print }' >"$work/proteins.fa"
+first_records "$count" "$proteins" >"$work/proteins.fa"
 
 # The machine's bf16 tensor-core rate, and a random 650M-shaped checkpoint.
 python3 - "$work/model" >"$work/peak.txt" <<'EOF'

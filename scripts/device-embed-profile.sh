@@ -34,8 +34,7 @@ proteins_note="$count proteins of 50 to 500 residues"
 if [ "${EMBED_PROFILE_PROTEINS:-random}" = mmseqs ]; then
   # The benchmark's real lengths: the first $count mmseqs2-examples proteins.
   [ -f bundle/data/mmseqs_DB.fasta.gz ] || die "EMBED_PROFILE_PROTEINS=mmseqs needs the bundle made with --data"
-  { gzip -dc bundle/data/mmseqs_DB.fasta.gz || true; } |
-    awk -v n="$count" '/^>/ { if (++k > n) exit } { print }' >"$work/proteins.fa"
+  first_records "$count" bundle/data/mmseqs_DB.fasta.gz >"$work/proteins.fa"
   proteins_note="the first $count mmseqs2-examples proteins"
 fi
 page=$OUT/embed-profile.md

@@ -25,8 +25,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 scripts/make-random-esm.py "$work" "${EMBED_TRACE_SHAPE:-t6}" 1 >/dev/null
 # The first 2,000 records, as scripts/embed-bench.py takes them.
-# (awk stops early: gzip's broken pipe is expected.)
-{ gzip -dc "$proteins" || true; } | awk '/^>/ { if (++n > 2000) exit } { print }' >"$work/proteins.fa"
+first_records 2000 "$proteins" >"$work/proteins.fa"
 echo "device-embed-trace: $(grep -c '^>' "$work/proteins.fa") proteins, model ${EMBED_TRACE_SHAPE:-t6}"
 for dtype in ${EMBED_TRACE_DTYPES:-bf16}; do
   for run in 1 2 3; do

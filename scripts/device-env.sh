@@ -11,6 +11,8 @@
 #   now_ms          prints the wall clock in milliseconds
 #   median_of N...  prints the median of its arguments (the lower middle one
 #                   of an even count)
+#   first_records N FILE  prints the first N records of a FASTA file, gzip
+#                   or plain (it stops reading there)
 # Call from the repo root.
 
 prepare_bundle() {
@@ -40,3 +42,6 @@ with_bundle_libs() {
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 median_of() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# awk leaves after record N; gzip's broken pipe then is expected.
+first_records() { { gzip -dcf "$2" || true; } | awk -v n="$1" '/^>/ { if (++k > n) exit } { print }'; }
