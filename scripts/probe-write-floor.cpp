@@ -70,19 +70,25 @@ void copy_write(const Input& in, const std::string& out) {
   close(fd);
 }
 
-void copy_pwrite(const Input& in, const std::string& out, unsigned threads) {
-  const int fd = create_output(out);
+// Calls copy(at, n) for every 4 MiB piece of `in` from `threads` threads,
+// each taking the next piece not yet taken.
+template <class Copy>
+void by_pieces(const Input& in, unsigned threads, Copy copy) {
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&] {
-      for (std::size_t at; (at = next.fetch_add(kPiece)) < in.size;) {
-        const std::size_t n = std::min(kPiece, in.size - at);
-        if (pwrite(fd, in.data + at, n, static_cast<off_t>(at)) != static_cast<ssize_t>(n))
-          die(out);
-      }
+      for (std::size_t at; (at = next.fetch_add(kPiece)) < in.size;)
+        copy(at, std::min(kPiece, in.size - at));
     });
   for (auto& t : pool) t.join();
+}
+
+void copy_pwrite(const Input& in, const std::string& out, unsigned threads) {
+  const int fd = create_output(out);
+  by_pieces(in, threads, [&](std::size_t at, std::size_t n) {
+    if (pwrite(fd, in.data + at, n, static_cast<off_t>(at)) != static_cast<ssize_t>(n)) die(out);
+  });
   close(fd);
 }
 
@@ -92,14 +98,8 @@ void copy_mmap(const Input& in, const std::string& out, unsigned threads) {
   void* p = mmap(nullptr, in.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) die(out);
   char* to = static_cast<char*>(p);
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (std::size_t at; (at = next.fetch_add(kPiece)) < in.size;)
-        std::memcpy(to + at, in.data + at, std::min(kPiece, in.size - at));
-    });
-  for (auto& t : pool) t.join();
+  by_pieces(in, threads,
+            [&](std::size_t at, std::size_t n) { std::memcpy(to + at, in.data + at, n); });
   munmap(p, in.size);
   close(fd);
 }

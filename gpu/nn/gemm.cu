@@ -273,8 +273,10 @@ struct LinearGemm::Impl {
   }
 
   Status run(const Linear& job, Stream& stream) {
-    if (backend == GemmBackend::mma)
-      return linear_mma_takes(job) ? linear_mma(job, stream) : linear_tiled(job, stream);
+    if (backend == GemmBackend::mma) {  // linear_mma refuses what it does not take
+      const Status status = linear_mma(job, stream);
+      return status == Status::kInvalidArgument ? linear_tiled(job, stream) : status;
+    }
     if (backend == GemmBackend::tiled || !aligned(job.x) || !aligned(job.w) || !aligned(job.y) ||
         (job.bias && !aligned(job.bias)))
       return linear_tiled(job, stream);

@@ -54,15 +54,6 @@ static_assert(kBlockRows == kBlockCols &&
                   kVectorsPerThread * kThreads == kBlockRows * kVectorsPerRow,
               "each thread copies as many vectors of x as of w per slice");
 
-// Where tile `tile` of the output starts.
-struct TileOrigin {
-  std::size_t row0, col0;
-};
-__device__ __forceinline__ TileOrigin tile_origin(unsigned tile, unsigned col_blocks) {
-  return {static_cast<std::size_t>(tile / col_blocks) * kBlockRows,
-          static_cast<std::size_t>(tile % col_blocks) * kBlockCols};
-}
-
 // A block per output tile. Consecutive blocks share x's rows (read from
 // memory once, then from L2); w is small next to x and stays in L2.
 template <class T, class Y, class B>
@@ -76,7 +67,8 @@ static __global__ void __launch_bounds__(kThreads)
   const int warp_row = (warp / kWarpsAlongCols) * kWarpRows;
   const int warp_col = (warp % kWarpsAlongCols) * kWarpCols;
   const unsigned slices = static_cast<unsigned>((in + kSlice - 1) / kSlice);
-  const TileOrigin origin = tile_origin(blockIdx.x, col_blocks);
+  const std::size_t row0 = static_cast<std::size_t>(blockIdx.x / col_blocks) * kBlockRows;
+  const std::size_t col0 = static_cast<std::size_t>(blockIdx.x % col_blocks) * kBlockCols;
 
   // Queues slice `slice` (x's rows and w's rows of one k range) as one
   // cp.async group; vectors past the matrices are zeros (in is a multiple of
@@ -91,8 +83,8 @@ static __global__ void __launch_bounds__(kThreads)
         const int vector = tid + i * kThreads;
         const int r = vector / kVectorsPerRow, c = (vector % kVectorsPerRow) * 8;
         const std::size_t k = k0 + static_cast<std::size_t>(c);
-        const std::size_t xr = origin.row0 + static_cast<std::size_t>(r);
-        const std::size_t wr = origin.col0 + static_cast<std::size_t>(r);
+        const std::size_t xr = row0 + static_cast<std::size_t>(r);
+        const std::size_t wr = col0 + static_cast<std::size_t>(r);
         const bool x_in = xr < rows && k < in, w_in = wr < out && k < in;
         copy_async16(stage + r * kStride + c, x_in ? x + xr * in + k : x, x_in);
         copy_async16(stage + (kBlockRows + r) * kStride + c, w_in ? w + wr * in + k : w, w_in);
@@ -148,11 +140,10 @@ static __global__ void __launch_bounds__(kThreads)
   for (int m = 0; m < kMTiles; ++m)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const std::size_t r =
-          origin.row0 + static_cast<std::size_t>(warp_row + m * 16 + group + half * 8);
+      const std::size_t r = row0 + static_cast<std::size_t>(warp_row + m * 16 + group + half * 8);
 #pragma unroll
       for (int n = 0; n < kNTiles; ++n) {
-        const std::size_t c = origin.col0 + static_cast<std::size_t>(warp_col + n * 8 + pair * 2);
+        const std::size_t c = col0 + static_cast<std::size_t>(warp_col + n * 8 + pair * 2);
         float v[2] = {acc[m][n][half * 2], acc[m][n][half * 2 + 1]};
         if (r >= rows || c >= out) continue;
 #pragma unroll
