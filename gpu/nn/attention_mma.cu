@@ -9,10 +9,12 @@
 // type to feed P V (as every 16-bit FlashAttention does); the row sums use
 // the unrounded fp32 P.
 //
-// Loads overlap the products (cp.async): the next key tile is fetched while
-// the softmax and P V of this one run, the next value tile while the next
-// S is computed. One buffer each for keys and values, as FlashAttention-2
-// does; the block synchronizes four times per key tile.
+// Loads overlap the products (cp.async). Head sizes up to 64: two buffers
+// each for keys and values, the next tile's fetched while this one's S,
+// softmax and P V run, one block barrier per key tile. Head size 128 (two
+// buffers would pass 48 KiB of static shared memory): one buffer each, as
+// FlashAttention-2 has, the next key tile fetched during the softmax and
+// P V, the next value tile during the next S, four barriers per key tile.
 //
 // Head sizes 16 to 128 (ProtT5-XL's 128: two 64-key tiles of 136-element
 // rows, 34 KiB of shared memory). T5's relative position bias is added to S
@@ -51,6 +53,13 @@ struct MmaTile {
   static constexpr int kRowVectors = D / 8;          // 16-byte vectors per key row
 };
 
+// Two buffers each for keys and values (the next tile loads while this one
+// is computed; the block synchronizes once a tile, not four times: 10 %
+// faster at head size 64, run 40) where they fit the 48 KiB of static
+// shared memory: head sizes up to 64. At 128 one buffer each.
+template <int D>
+constexpr bool kTwoBuffersFit = MmaTile<D>::kStride * kKeyTile * 2 * 2 * 2 <= 48 * 1024;
+
 __device__ __forceinline__ std::uint32_t load_pair(const std::uint16_t* p) {
   return *reinterpret_cast<const std::uint32_t*>(p);
 }
@@ -77,7 +86,7 @@ __device__ __forceinline__ void queue_tile(std::uint16_t* shared, const std::uin
 
 // kBias (T5): each score gets its relative position's bias (attention.hpp),
 // added to S in registers; without it the kernel ESM-2 and BERT always ran.
-template <int D, class T, bool kBias, int kWarps, int kMTiles>
+template <int D, class T, bool kBias, int kWarps, int kMTiles, int kStages>
 static __global__ void __launch_bounds__(kWarps* kMmaLanes)
     mma_attention_kernel(const T* query, const T* key, const T* value, AttentionStrides in,
                          const float* value_bias, const AttentionTile* tiles, int heads,
@@ -92,8 +101,9 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
   constexpr int kStride = Tile::kStride;
   constexpr int kKeyBlocks = kKeyTile / 8;  // n-tiles of S
   constexpr int kOutBlocks = D / 8;         // n-tiles of O
-  __shared__ __align__(16) std::uint16_t key_tile[kKeyTile * kStride];
-  __shared__ __align__(16) std::uint16_t value_tile[kKeyTile * kStride];
+  constexpr int kTileElements = kKeyTile * kStride;
+  __shared__ __align__(16) std::uint16_t key_tile[kStages * kTileElements];
+  __shared__ __align__(16) std::uint16_t value_tile[kStages * kTileElements];
 
   const AttentionTile tile = tiles[blockIdx.x / kSplit];
   const int block_row = tile.first_query + static_cast<int>(blockIdx.x % kSplit) * kBlockRows;
@@ -123,7 +133,8 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
   // Key channels D .. kDepth (D = 24) take part in Q K^T as zeros; no tile
   // load writes them. (Made visible by the loop's first barrier.)
   if constexpr (kDepth > D) {
-    for (int i = static_cast<int>(threadIdx.x); i < kKeyTile * (kDepth - D); i += kThreads)
+    for (int i = static_cast<int>(threadIdx.x); i < kStages * kKeyTile * (kDepth - D);
+         i += kThreads)
       key_tile[(i / (kDepth - D)) * kStride + D + i % (kDepth - D)] = 0;
   }
   // The first tile's keys and values are on their way while Q is read.
@@ -166,155 +177,189 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
         position_bias + static_cast<std::size_t>(head) * (2 * bias_tokens - 1) + (bias_tokens - 1);
   // This lane's ldmatrix row: tile `lane / 8`, row `lane % 8`.
   const int tile_index = lane / 8, tile_row = lane % 8;
+  using Scores = float[kMTiles][kKeyBlocks][4];
 
-  for (int k0 = 0; k0 < tile.length; k0 += kKeyTile) {
-    const int keys = min(kKeyTile, tile.length - k0);
-    const int next_keys = min(kKeyTile, tile.length - k0 - kKeyTile);  // <= 0: no next tile
-    // In flight: this tile's keys, then its values.
-    wait_async_groups<1>();
-    __syncthreads();  // this tile's keys are in for every thread
-
-    // S = Q K^T for 64 keys, two n-tiles of 8 keys per ldmatrix.x4: tiles
-    // (keys +0..7, channels +0..7), (+0..7, +8..15), (+8..15, +0..7), (+8..15, +8..15).
-    float s[kMTiles][kKeyBlocks][4];
+  // S's n-tiles 2 step and 2 step + 1 (16 keys): Q K^T over the depth, two
+  // n-tiles per ldmatrix.x4: tiles (keys +0..7, channels +0..7), (+0..7,
+  // +8..15), (+8..15, +0..7), (+8..15, +8..15). s starts at zero.
+  const auto score_step = [&](Scores& s, const std::uint16_t* keys_in, int step) {
+    const int n = 2 * step;
+#pragma unroll
+    for (int kk = 0; kk < kDepth / 16; ++kk) {
+      std::uint32_t b[4];
+      load_tiles_x4(b, keys_in + (n * 8 + (tile_index / 2) * 8 + tile_row) * kStride + kk * 16 +
+                           (tile_index % 2) * 8);
+      const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) {
+        mma_16x8x16<T>(s[m][n], q_frag[m][kk], b_lo);
+        mma_16x8x16<T>(s[m][n + 1], q_frag[m][kk], b_hi);
+      }
+    }
+  };
+  const auto clear = [](Scores& s) {
 #pragma unroll
     for (int m = 0; m < kMTiles; ++m)
 #pragma unroll
       for (int n = 0; n < kKeyBlocks; ++n) s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.0f;
-    if (warp_active) {
-#pragma unroll
-      for (int n = 0; n < kKeyBlocks; n += 2)
-#pragma unroll
-        for (int kk = 0; kk < kDepth / 16; ++kk) {
-          std::uint32_t b[4];
-          load_tiles_x4(b, key_tile + (n * 8 + (tile_index / 2) * 8 + tile_row) * kStride +
-                               kk * 16 + (tile_index % 2) * 8);
-          const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
-#pragma unroll
-          for (int m = 0; m < kMTiles; ++m) {
-            mma_16x8x16<T>(s[m][n], q_frag[m][kk], b_lo);
-            mma_16x8x16<T>(s[m][n + 1], q_frag[m][kk], b_hi);
-          }
-        }
-    }
-    __syncthreads();  // every warp is done with the key tile: fetch the next
-    if (next_keys > 0)
-      queue_tile<D, kThreads>(key_tile, k16, k_stride, k0 + kKeyTile, next_keys);
-    else
-      commit_async_group();  // an empty group keeps the count of groups in flight
+  };
 
-    if (warp_active) {
+  // The online softmax's update for keys k0 .. k0 + keys - 1: T5's bias, keys
+  // past the sequence out, new row maxima, O and the sums rescaled.
+  const auto rescale = [&](Scores& s, int k0, int keys) {
+#pragma unroll
+    for (int m = 0; m < kMTiles; ++m) {
+      // T5: the relative position bias of the lane's scores whose key and
+      // row are in the sequence (other offsets may be outside the table;
+      // keys past the sequence drop out below, rows past it are never
+      // stored).
+      if constexpr (kBias) {
+        const bool a_in = row_a[m] < tile.length, b_in = row_b[m] < tile.length;
+#pragma unroll
+        for (int n = 0; n < kKeyBlocks; ++n)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const int key_index = k0 + n * 8 + 2 * pair + c;
+            if (key_index >= tile.length) continue;
+            if (a_in) s[m][n][c] += bias_center[key_index - row_a[m]];
+            if (b_in) s[m][n][2 + c] += bias_center[key_index - row_b[m]];
+          }
+      }
+      // Keys past the sequence drop out (only the last tile has any).
+      if (keys < kKeyTile) {
+#pragma unroll
+        for (int n = 0; n < kKeyBlocks; ++n)
+#pragma unroll
+          for (int c = 0; c < 2; ++c)
+            if (n * 8 + 2 * pair + c >= keys) s[m][n][c] = s[m][n][2 + c] = -INFINITY;
+      }
+      float tile_max_a = -INFINITY, tile_max_b = -INFINITY;
+#pragma unroll
+      for (int n = 0; n < kKeyBlocks; ++n) {
+        tile_max_a = fmaxf(tile_max_a, fmaxf(s[m][n][0], s[m][n][1]));
+        tile_max_b = fmaxf(tile_max_b, fmaxf(s[m][n][2], s[m][n][3]));
+      }
+      // The four lanes of a group share its two rows.
+      tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 1));
+      tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 2));
+      tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 1));
+      tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 2));
+      // Finite: key k0 < keys is in every tile. The new maxima are kept
+      // premultiplied by log2(e) so that e^(s - max) = 2^(s log2e - max
+      // log2e) is one fused multiply-add per score before the exponent.
+      const float new_a = fmaxf(max_a[m], tile_max_a * kLog2e);
+      const float new_b = fmaxf(max_b[m], tile_max_b * kLog2e);
+      const float correction_a = fast_exp2(max_a[m] - new_a);  // 0 on the first tile
+      const float correction_b = fast_exp2(max_b[m] - new_b);
+      max_a[m] = new_a;
+      max_b[m] = new_b;
+      sum_a[m] *= correction_a;
+      sum_b[m] *= correction_b;
+#pragma unroll
+      for (int n = 0; n < kOutBlocks; ++n) {
+        o[m][n][0] *= correction_a;
+        o[m][n][1] *= correction_a;
+        o[m][n][2] *= correction_b;
+        o[m][n][3] *= correction_b;
+      }
+    }
+  };
+
+  // O += P V for keys 16 step .. 16 step + 15; P's accumulators are A's
+  // layout. B from row-major values by ldmatrix.trans: tiles (keys +0..7,
+  // channels +0..7), (+8..15, +0..7), (+0..7, +8..15), (+8..15, +8..15).
+  const auto accumulate_step = [&](const Scores& s, const std::uint16_t* values_in, int step) {
+    std::uint32_t a[kMTiles][4];
+#pragma unroll
+    for (int m = 0; m < kMTiles; ++m) {
+      float p[2][4];
+#pragma unroll
+      for (int half = 0; half < 2; ++half)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          p[half][c] = fast_exp2(fmaf(s[m][2 * step + half][c], kLog2e, -max_a[m]));
+          p[half][2 + c] = fast_exp2(fmaf(s[m][2 * step + half][2 + c], kLog2e, -max_b[m]));
+          sum_a[m] += p[half][c];
+          sum_b[m] += p[half][2 + c];
+        }
+      a[m][0] = pack_pair<T>(p[0][0], p[0][1]);
+      a[m][1] = pack_pair<T>(p[0][2], p[0][3]);
+      a[m][2] = pack_pair<T>(p[1][0], p[1][1]);
+      a[m][3] = pack_pair<T>(p[1][2], p[1][3]);
+    }
+    const std::uint16_t* value_rows =
+        values_in + (step * 16 + (tile_index % 2) * 8 + tile_row) * kStride;
+#pragma unroll
+    for (int n = 0; n + 1 < kOutBlocks; n += 2) {
+      std::uint32_t b[4];
+      load_tiles_x4_trans(b, value_rows + n * 8 + (tile_index / 2) * 8);
+      const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) {
-        // T5: the relative position bias of the lane's scores whose key and
-        // row are in the sequence (other offsets may be outside the table;
-        // keys past the sequence drop out below, rows past it are never
-        // stored).
-        if constexpr (kBias) {
-          const bool a_in = row_a[m] < tile.length, b_in = row_b[m] < tile.length;
-#pragma unroll
-          for (int n = 0; n < kKeyBlocks; ++n)
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-              const int key_index = k0 + n * 8 + 2 * pair + c;
-              if (key_index >= tile.length) continue;
-              if (a_in) s[m][n][c] += bias_center[key_index - row_a[m]];
-              if (b_in) s[m][n][2 + c] += bias_center[key_index - row_b[m]];
-            }
-        }
-        // Keys past the sequence drop out (only the last tile has any).
-        if (keys < kKeyTile) {
-#pragma unroll
-          for (int n = 0; n < kKeyBlocks; ++n)
-#pragma unroll
-            for (int c = 0; c < 2; ++c)
-              if (n * 8 + 2 * pair + c >= keys) s[m][n][c] = s[m][n][2 + c] = -INFINITY;
-        }
-        float tile_max_a = -INFINITY, tile_max_b = -INFINITY;
-#pragma unroll
-        for (int n = 0; n < kKeyBlocks; ++n) {
-          tile_max_a = fmaxf(tile_max_a, fmaxf(s[m][n][0], s[m][n][1]));
-          tile_max_b = fmaxf(tile_max_b, fmaxf(s[m][n][2], s[m][n][3]));
-        }
-        // The four lanes of a group share its two rows.
-        tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 1));
-        tile_max_a = fmaxf(tile_max_a, warp_shuffle_xor(tile_max_a, 2));
-        tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 1));
-        tile_max_b = fmaxf(tile_max_b, warp_shuffle_xor(tile_max_b, 2));
-        // Finite: key k0 < keys is in every tile. The new maxima are kept
-        // premultiplied by log2(e) so that e^(s - max) = 2^(s log2e - max
-        // log2e) is one fused multiply-add per score before the exponent.
-        const float new_a = fmaxf(max_a[m], tile_max_a * kLog2e);
-        const float new_b = fmaxf(max_b[m], tile_max_b * kLog2e);
-        const float correction_a = fast_exp2(max_a[m] - new_a);  // 0 on the first tile
-        const float correction_b = fast_exp2(max_b[m] - new_b);
-        max_a[m] = new_a;
-        max_b[m] = new_b;
-        sum_a[m] *= correction_a;
-        sum_b[m] *= correction_b;
-#pragma unroll
-        for (int n = 0; n < kOutBlocks; ++n) {
-          o[m][n][0] *= correction_a;
-          o[m][n][1] *= correction_a;
-          o[m][n][2] *= correction_b;
-          o[m][n][3] *= correction_b;
-        }
+        mma_16x8x16<T>(o[m][n], a[m], b_lo);
+        mma_16x8x16<T>(o[m][n + 1], a[m], b_hi);
       }
     }
-    // In flight: this tile's values, then the next tile's keys.
-    wait_async_groups<1>();
-    __syncthreads();  // this tile's values are in for every thread
+    if constexpr (kOutBlocks % 2 != 0) {  // D = 24: the last 8 channels alone
+      std::uint32_t b[2];
+      load_tiles_x2_trans(b, value_rows + (kOutBlocks - 1) * 8);
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) mma_16x8x16<T>(o[m][kOutBlocks - 1], a[m], b);
+    }
+  };
+  constexpr int kSteps = kKeyTile / 16;
 
-    if (warp_active) {
-      // O += P V, 16 keys per k-step; P's accumulators are A's layout.
-#pragma unroll
-      for (int step = 0; step < kKeyTile / 16; ++step) {
-        std::uint32_t a[kMTiles][4];
-#pragma unroll
-        for (int m = 0; m < kMTiles; ++m) {
-          float p[2][4];
-#pragma unroll
-          for (int half = 0; half < 2; ++half)
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-              p[half][c] = fast_exp2(fmaf(s[m][2 * step + half][c], kLog2e, -max_a[m]));
-              p[half][2 + c] = fast_exp2(fmaf(s[m][2 * step + half][2 + c], kLog2e, -max_b[m]));
-              sum_a[m] += p[half][c];
-              sum_b[m] += p[half][2 + c];
-            }
-          a[m][0] = pack_pair<T>(p[0][0], p[0][1]);
-          a[m][1] = pack_pair<T>(p[0][2], p[0][3]);
-          a[m][2] = pack_pair<T>(p[1][0], p[1][1]);
-          a[m][3] = pack_pair<T>(p[1][2], p[1][3]);
-        }
-        // B from row-major values by ldmatrix.trans: tiles (keys +0..7,
-        // channels +0..7), (+8..15, +0..7), (+0..7, +8..15), (+8..15, +8..15).
-        const std::uint16_t* value_rows =
-            value_tile + (step * 16 + (tile_index % 2) * 8 + tile_row) * kStride;
-#pragma unroll
-        for (int n = 0; n + 1 < kOutBlocks; n += 2) {
-          std::uint32_t b[4];
-          load_tiles_x4_trans(b, value_rows + n * 8 + (tile_index / 2) * 8);
-          const std::uint32_t b_lo[2] = {b[0], b[1]}, b_hi[2] = {b[2], b[3]};
-#pragma unroll
-          for (int m = 0; m < kMTiles; ++m) {
-            mma_16x8x16<T>(o[m][n], a[m], b_lo);
-            mma_16x8x16<T>(o[m][n + 1], a[m], b_hi);
-          }
-        }
-        if constexpr (kOutBlocks % 2 != 0) {  // D = 24: the last 8 channels alone
-          std::uint32_t b[2];
-          load_tiles_x2_trans(b, value_rows + (kOutBlocks - 1) * 8);
-#pragma unroll
-          for (int m = 0; m < kMTiles; ++m) mma_16x8x16<T>(o[m][kOutBlocks - 1], a[m], b);
-        }
+  Scores s;
+  for (int k0 = 0, stage = 0; k0 < tile.length; k0 += kKeyTile, stage = (stage + 1) % kStages) {
+    const int keys = min(kKeyTile, tile.length - k0);
+    const int next_keys = min(kKeyTile, tile.length - k0 - kKeyTile);  // <= 0: no next tile
+    const std::uint16_t* stage_keys = key_tile + stage * kTileElements;
+    const std::uint16_t* stage_values = value_tile + stage * kTileElements;
+    if constexpr (kStages == 2) {
+      // In flight: this tile's keys and values, nothing else.
+      wait_async_groups<0>();
+      // They are in for every thread, and every warp is done with the
+      // other stage: the next tile goes there while this one is computed.
+      __syncthreads();
+      if (next_keys > 0) {
+        const int other = (stage + 1) % 2 * kTileElements;
+        queue_tile<D, kThreads>(key_tile + other, k16, k_stride, k0 + kKeyTile, next_keys);
+        queue_tile<D, kThreads>(value_tile + other, v16, v_stride, k0 + kKeyTile, next_keys);
       }
+    } else {
+      // In flight: this tile's keys, then its values.
+      wait_async_groups<1>();
+      __syncthreads();  // this tile's keys are in for every thread
     }
-    __syncthreads();  // every warp is done with the value tile: fetch the next
-    if (next_keys > 0)
-      queue_tile<D, kThreads>(value_tile, v16, v_stride, k0 + kKeyTile, next_keys);
-    else
-      commit_async_group();
+    if (warp_active) {
+      clear(s);
+#pragma unroll
+      for (int step = 0; step < kSteps; ++step) score_step(s, stage_keys, step);
+    }
+    if constexpr (kStages == 1) {
+      __syncthreads();  // every warp is done with the key tile: fetch the next
+      if (next_keys > 0)
+        queue_tile<D, kThreads>(key_tile, k16, k_stride, k0 + kKeyTile, next_keys);
+      else
+        commit_async_group();  // an empty group keeps the count of groups in flight
+    }
+    if (warp_active) rescale(s, k0, keys);
+    if constexpr (kStages == 1) {
+      // In flight: this tile's values, then the next tile's keys.
+      wait_async_groups<1>();
+      __syncthreads();  // this tile's values are in for every thread
+    }
+    if (warp_active) {
+#pragma unroll
+      for (int step = 0; step < kSteps; ++step) accumulate_step(s, stage_values, step);
+    }
+    if constexpr (kStages == 1) {
+      __syncthreads();  // every warp is done with the value tile: fetch the next
+      if (next_keys > 0)
+        queue_tile<D, kThreads>(value_tile, v16, v_stride, k0 + kKeyTile, next_keys);
+      else
+        commit_async_group();
+    }
   }
   if (!warp_active) return;
   const std::size_t row_stride = static_cast<std::size_t>(heads) * D;
@@ -353,8 +398,8 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
 #endif
 }
 
-template <int D, class T, int kWarps, int kMTiles>
-void launch(const VarlenAttention& job, gpuStream_t stream) {
+template <int D, class T, int kWarps, int kMTiles, int kStages>
+void launch_stages(const VarlenAttention& job, gpuStream_t stream) {
   constexpr int kSplit = kRowsPerTile / (kWarps * 16 * kMTiles);
   const dim3 grid(static_cast<unsigned>(job.tile_count * kSplit), static_cast<unsigned>(job.heads));
   constexpr int kThreads = kWarps * kMmaLanes;
@@ -365,13 +410,18 @@ void launch(const VarlenAttention& job, gpuStream_t stream) {
   auto* out = static_cast<T*>(job.out);
   const AttentionStrides in = attention_strides(job);
   if (job.position_bias)
-    mma_attention_kernel<D, T, true, kWarps, kMTiles>
+    mma_attention_kernel<D, T, true, kWarps, kMTiles, kStages>
         <<<grid, kThreads, 0, stream>>>(query, key, value, in, job.value_bias, job.tiles, heads,
                                         job.position_bias, bias_tokens, out);
   else
-    mma_attention_kernel<D, T, false, kWarps, kMTiles><<<grid, kThreads, 0, stream>>>(
+    mma_attention_kernel<D, T, false, kWarps, kMTiles, kStages><<<grid, kThreads, 0, stream>>>(
         query, key, value, in, job.value_bias, job.tiles, heads, nullptr, 0, out);
   GPU_CHECK_LAUNCH();
+}
+
+template <int D, class T, int kWarps, int kMTiles>
+void launch(const VarlenAttention& job, gpuStream_t stream) {
+  launch_stages<D, T, kWarps, kMTiles, kTwoBuffersFit<D> ? 2 : 1>(job, stream);
 }
 
 // 4 x 32 holds twice the accumulators per warp: head sizes up to 64 (at 128
