@@ -309,6 +309,18 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
   };
   constexpr int kSteps = kKeyTile / 16;
 
+  // One buffer: once every warp is done with it, the next tile's keys (or
+  // values) go in; with none left, an empty group keeps the count of groups
+  // in flight.
+  const auto refill = [&](std::uint16_t* buffer, const std::uint16_t* rows, std::size_t stride,
+                          int k0, int next_keys) {
+    __syncthreads();
+    if (next_keys > 0)
+      queue_tile<D, kThreads>(buffer, rows, stride, k0 + kKeyTile, next_keys);
+    else
+      commit_async_group();
+  };
+
   Scores s;
   for (int k0 = 0, stage = 0; k0 < tile.length; k0 += kKeyTile, stage = (stage + 1) % kStages) {
     const int keys = min(kKeyTile, tile.length - k0);
@@ -336,13 +348,7 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) score_step(s, stage_keys, step);
     }
-    if constexpr (kStages == 1) {
-      __syncthreads();  // every warp is done with the key tile: fetch the next
-      if (next_keys > 0)
-        queue_tile<D, kThreads>(key_tile, k16, k_stride, k0 + kKeyTile, next_keys);
-      else
-        commit_async_group();  // an empty group keeps the count of groups in flight
-    }
+    if constexpr (kStages == 1) refill(key_tile, k16, k_stride, k0, next_keys);
     if (warp_active) rescale(s, k0, keys);
     if constexpr (kStages == 1) {
       // In flight: this tile's values, then the next tile's keys.
@@ -353,13 +359,7 @@ static __global__ void __launch_bounds__(kWarps* kMmaLanes)
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) accumulate_step(s, stage_values, step);
     }
-    if constexpr (kStages == 1) {
-      __syncthreads();  // every warp is done with the value tile: fetch the next
-      if (next_keys > 0)
-        queue_tile<D, kThreads>(value_tile, v16, v_stride, k0 + kKeyTile, next_keys);
-      else
-        commit_async_group();
-    }
+    if constexpr (kStages == 1) refill(value_tile, v16, v_stride, k0, next_keys);
   }
   if (!warp_active) return;
   const std::size_t row_stride = static_cast<std::size_t>(heads) * D;
