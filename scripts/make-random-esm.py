@@ -2,16 +2,17 @@
 """A random-weight ESM-2 checkpoint of a real model's shape, and random
 proteins, for timing `seqfuse embed` (no torch needed; plain Python).
 
-    python3 scripts/make-random-esm.py OUTDIR [t6|t12|t30] [PROTEINS] [SEED]
+    python3 scripts/make-random-esm.py OUTDIR [t6|t12|t30|t33|t36] [PROTEINS] [SEED]
 
 OUTDIR/model/ gets config.json and model.safetensors (hub layout, F32);
 OUTDIR/proteins.fa gets PROTEINS sequences (default 200) of 50 to 500
 residues. Shapes: t6 = esm2_t6_8M (hidden 320, 6 layers, 20 heads), t12 =
 esm2_t12_35M (480, 12, 20), t30 = esm2_t30_150M (640, 30, 20), t33 =
-esm2_t33_650M (1280, 33, 20). t33's tensors are cut from one block of 2^20
-Gaussian values at random offsets (650 M values drawn one by one would take
-the best part of an hour); as good for timing, and the other shapes keep
-their values, so their checkpoints stay the same.
+esm2_t33_650M (1280, 33, 20), t36 = esm2_t36_3B (2560, 36, 40; an 11 GB
+file). t33's and t36's tensors are cut from one block of 2^20 Gaussian
+values at random offsets (650 M values drawn one by one would take the best
+part of an hour); as good for timing, and the other shapes keep their
+values, so their checkpoints stay the same.
 """
 import array
 import json
@@ -21,7 +22,7 @@ import struct
 import sys
 
 SHAPES = {"t6": (320, 6, 20), "t12": (480, 12, 20), "t30": (640, 30, 20),
-          "t33": (1280, 33, 20)}
+          "t33": (1280, 33, 20), "t36": (2560, 36, 40)}
 
 
 def main():
@@ -32,7 +33,7 @@ def main():
     seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     rng = random.Random(seed)
     block = None
-    if shape == "t33":
+    if shape in ("t33", "t36"):
         block = array.array("f", (rng.gauss(0, 1) for _ in range(1 << 20)))
     scaled = {}  # spread -> the block times spread
     inter, vocab, head_dim = 4 * hidden, 33, hidden // heads
