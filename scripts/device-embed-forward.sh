@@ -16,7 +16,8 @@
 # ATTN_BENCH_VARIANTS (default "baseline current": bundle/baseline/seqfuse,
 # where it exists, and this build; 4x16, 8x16 or 4x32: this build with
 # SEQFUSE_ATTENTION_LAYOUT set; gemm-cublaslt, gemm-mma or gemm-tiled: this
-# build with SEQFUSE_EMBED_GEMM set). Writes $OUT/embed-forward.md (or
+# build with SEQFUSE_EMBED_GEMM set; fp8, fp8-fast: this build with --dtype
+# fp8, the second with SEQFUSE_FP8_FAST_ACCUM=1). Writes $OUT/embed-forward.md (or
 # $OUT/embed-forward-$ATTN_BENCH_PAGE.md with ATTN_BENCH_PAGE set).
 set -euo pipefail
 
@@ -75,15 +76,18 @@ for round in $(seq "$rounds"); do
   for v in "${variants[@]}"; do
     bin=bundle/bin/seqfuse
     env=()
+    variant_dtype=$dtype
     case $v in
       baseline) bin=bundle/baseline/seqfuse ;;
       current) ;;
+      fp8) variant_dtype=fp8 ;;
+      fp8-fast) variant_dtype=fp8 env=(SEQFUSE_FP8_FAST_ACCUM=1) ;;
       gemm-*) env=(SEQFUSE_EMBED_GEMM="${v#gemm-}") ;;
       *x*) env=(SEQFUSE_ATTENTION_LAYOUT="$v") ;;
     esac
     rm -f "$work/$v.npy"
     start=$(now_ms)
-    env "${env[@]}" "$bin" embed --model "$work/model" --device gpu --dtype "$dtype" --format npy \
+    env "${env[@]}" "$bin" embed --model "$work/model" --device gpu --dtype "$variant_dtype" --format npy \
       -o "$work/$v.npy" "$work/proteins.fa" 2>"$work/$v.err" >/dev/null ||
       { tail -n 5 "$work/$v.err" >&2; die "$v failed"; }
     line=$(grep '^seqfuse embed:' "$work/$v.err" | tail -n1)
