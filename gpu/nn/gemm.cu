@@ -73,8 +73,8 @@ bool aligned(const void* p) {
 // Column-major view of the row-major product: y^T [out x rows] = op_T(w)
 // [out x in] . x^T [in x rows], so the bias (length out) runs along D's rows,
 // as CUBLASLT_EPILOGUE_BIAS wants.
-// An e4m3 y takes a 16-bit C (cuBLASLt's fp8 kernels do not read or write
-// C and D in e4m3 alike); C is never read here (beta = 0).
+// An e4m3 y takes a C of the bias's type (bf16), which cuBLASLt wants
+// passed as null (beta = 0: never read).
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
@@ -321,8 +321,9 @@ struct LinearGemm::Impl {
     if (job.type == NnType::e4m3) set_scales(plan, job);
     const auto matmul = [&] {
       const float alpha = 1.0f, beta = job.accumulate ? 1.0f : 0.0f;  // C is y (in place)
-      return cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta,
-                               job.y, plan.c_layout(), job.y, plan.d, &plan.algo, workspace.data(),
+      const void* c = job.y_type == NnType::e4m3 ? nullptr : job.y;
+      return cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta, c,
+                               plan.c_layout(), job.y, plan.d, &plan.algo, workspace.data(),
                                workspace.size(), native_stream(stream));
     };
     cublasStatus_t status = matmul();
