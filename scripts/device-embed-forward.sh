@@ -16,8 +16,8 @@
 # ATTN_BENCH_VARIANTS (default "baseline current": bundle/baseline/seqfuse,
 # where it exists, and this build; 4x16, 8x16 or 4x32: this build with
 # SEQFUSE_ATTENTION_LAYOUT set; gemm-cublaslt, gemm-mma or gemm-tiled: this
-# build with SEQFUSE_EMBED_GEMM set; fp32, fp16, fp8, fp8-fast: this build
-# with that --dtype, the last fp8 with SEQFUSE_FP8_FAST_ACCUM=1). Writes $OUT/embed-forward.md (or
+# build with SEQFUSE_EMBED_GEMM set; fp32 or fp16: this build with that
+# --dtype, e.g. first, as the cosines' reference). Writes $OUT/embed-forward.md (or
 # $OUT/embed-forward-$ATTN_BENCH_PAGE.md with ATTN_BENCH_PAGE set).
 set -euo pipefail
 
@@ -80,8 +80,7 @@ for round in $(seq "$rounds"); do
     case $v in
       baseline) bin=bundle/baseline/seqfuse ;;
       current) ;;
-      fp8 | fp32 | fp16) variant_dtype=$v ;;
-      fp8-fast) variant_dtype=fp8 env=(SEQFUSE_FP8_FAST_ACCUM=1) ;;
+      fp32 | fp16) variant_dtype=$v ;;
       gemm-*) env=(SEQFUSE_EMBED_GEMM="${v#gemm-}") ;;
       *x*) env=(SEQFUSE_ATTENTION_LAYOUT="$v") ;;
     esac

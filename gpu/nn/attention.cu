@@ -236,7 +236,6 @@ void append_attention_tiles(std::size_t begin, std::size_t length,
 Status varlen_attention(const VarlenAttention& job, Stream& stream) {
   if (job.tile_count == 0) return Status::kSuccess;
   if (!attention_head_dim_supported(job.head_dim)) return Status::kInvalidArgument;
-  if (job.in_type == NnType::e4m3 || job.out_type == NnType::e4m3) return Status::kInvalidArgument;
   if (job.heads == 0 || job.heads > 65535 || job.tile_count > 0x3fffffffu ||
       job.tokens > 0x7fffffffu || job.bias_tokens > 0x3fffffffu)
     return Status::kInvalidSize;

@@ -13,11 +13,6 @@ static __global__ void convert_kernel(const float* in, std::size_t n, Out* out) 
   if (i < n) out[i] = from_float<Out>(in[i]);
 }
 
-static __global__ void quantize_kernel(const float* in, std::size_t n, float scale, e4m3_t* out) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = to_e4m3(in[i] * scale);
-}
-
 template <class Out>
 void launch_convert(const float* in, std::size_t n, Out* out, gpuStream_t stream) {
   convert_kernel<Out><<<blocks_for(n, kThreads), kThreads, 0, stream>>>(in, n, out);
@@ -40,18 +35,7 @@ Status convert_from_f32(const float* in, std::size_t n, void* out, NnType type, 
     case NnType::f16:
       launch_convert(in, n, static_cast<f16_t*>(out), s);
       break;
-    case NnType::e4m3:
-      return quantize_e4m3(in, n, 1.0f, out, stream);
   }
-  return Status::kSuccess;
-}
-
-Status quantize_e4m3(const float* in, std::size_t n, float scale, void* out, Stream& stream) {
-  if (n == 0) return Status::kSuccess;
-  if (!in || !out) return Status::kNullBuffer;
-  quantize_kernel<<<blocks_for(n, kThreads), kThreads, 0, native_stream(stream)>>>(
-      in, n, scale, static_cast<e4m3_t*>(out));
-  GPU_CHECK_LAUNCH();
   return Status::kSuccess;
 }
 

@@ -13,9 +13,5 @@ namespace seqfuse::gpu::nn {
 // out[i] = in[i] rounded to `type` (nearest, ties to even); a copy for f32.
 [[nodiscard]] Status convert_from_f32(const float* in, std::size_t n, void* out, NnType type,
                                       Stream& stream);
-// out[i] = in[i] x scale rounded to e4m3 (to_e4m3: saturating at 448): an
-// fp8 GEMM weight quantized with its per-tensor scale.
-[[nodiscard]] Status quantize_e4m3(const float* in, std::size_t n, float scale, void* out,
-                                   Stream& stream);
 
 }  // namespace seqfuse::gpu::nn

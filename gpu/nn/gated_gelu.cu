@@ -57,8 +57,6 @@ Status gated_gelu(void* gelu_side, const void* linear_side, std::size_t count, N
     case NnType::f16:
       launch_gated_gelu<f16_t>(gelu_side, linear_side, count, s);
       break;
-    case NnType::e4m3:  // fp8 is for the GEMMs' operands only
-      return Status::kInvalidArgument;
   }
   return Status::kSuccess;
 }

@@ -48,7 +48,6 @@ void launch_for_input(const void* in, NnType in_type, const float* bias, std::si
 Status bias_gelu(const void* in, NnType in_type, const float* bias, std::size_t rows,
                  std::size_t cols, void* out, NnType out_type, Stream& stream) {
   if (rows == 0) return Status::kSuccess;
-  if (in_type == NnType::e4m3) return Status::kInvalidArgument;
   if (cols == 0 || cols % 2 != 0 || cols > 0xffffffffu || rows > 0x7fffffffu)
     return Status::kInvalidSize;
   if (!in || !bias || !out) return Status::kNullBuffer;
@@ -64,8 +63,6 @@ Status bias_gelu(const void* in, NnType in_type, const float* bias, std::size_t 
     case NnType::f16:
       launch_for_input<f16_t>(in, in_type, bias, rows, cols, out, s);
       break;
-    case NnType::e4m3:  // fp8 is for the GEMMs' operands only
-      return Status::kInvalidArgument;
   }
   return Status::kSuccess;
 }

@@ -4,13 +4,11 @@
 // library; it compiles only when vendor.cuh picked CUDA.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
-#include <string_view>
 #include <tuple>
 
 #include "gpu/vendor.cuh"
@@ -46,23 +44,10 @@ cudaDataType_t lt_type(NnType type) {
       return CUDA_R_16BF;
     case NnType::f16:
       return CUDA_R_16F;
-    case NnType::e4m3:
-      return CUDA_R_8F_E4M3;
     case NnType::f32:
       break;
   }
   return CUDA_R_32F;
-}
-
-// SEQFUSE_FP8_FAST_ACCUM=1: e4m3 GEMMs in cuBLASLt's fast-accumulation
-// mode (partial sums not promoted to fp32 along the way: faster, less
-// exact), to measure the choice on a GPU machine; off by default.
-bool fp8_fast_accumulation() {
-  static const bool fast = [] {
-    const char* text = std::getenv("SEQFUSE_FP8_FAST_ACCUM");
-    return text && std::string_view(text) == "1";
-  }();
-  return fast;
 }
 
 bool aligned(const void* p) {
@@ -73,11 +58,9 @@ bool aligned(const void* p) {
 // Column-major view of the row-major product: y^T [out x rows] = op_T(w)
 // [out x in] . x^T [in x rows], so the bias (length out) runs along D's rows,
 // as CUBLASLT_EPILOGUE_BIAS wants.
-// An e4m3 y takes a C of the bias's type (bf16), which cuBLASLt wants
-// passed as null (beta = 0: never read).
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
   bool usable = false;  // false: no algorithm offered; the tiled kernel runs instead
   bool ran = false;     // SEQFUSE_TRACE marks each plan's first matmul
@@ -103,12 +86,6 @@ struct Plan {
                                              sizeof epilogue),
                "set EPILOGUE");
     }
-    if (job.type == NnType::e4m3 && fp8_fast_accumulation()) {
-      const std::int8_t fast = 1;
-      check_lt(
-          cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast),
-          "set FAST_ACCUM");
-    }
     if (job.bias) {
       const cudaDataType_t bias_type = lt_type(job.bias_type);
       check_lt(cublaslt().desc_set_attribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
@@ -125,17 +102,11 @@ struct Plan {
     check_lt(cublaslt().layout_create(&d, lt_type(job.y_type), out, rows,
                                       static_cast<std::int64_t>(out)),
              "layout D");
-    if (job.y_type == NnType::e4m3)
-      check_lt(cublaslt().layout_create(&c, CUDA_R_16BF, out, rows, static_cast<std::int64_t>(out)),
-               "layout C");
   }
-  // C's layout: D's unless an e4m3 y needs its own.
-  [[nodiscard]] cublasLtMatrixLayout_t c_layout() const { return c ? c : d; }
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
   ~Plan() {
     if (d) cublaslt().layout_destroy(d);
-    if (c) cublaslt().layout_destroy(c);
     if (b) cublaslt().layout_destroy(b);
     if (a) cublaslt().layout_destroy(a);
     if (desc) cublaslt().desc_destroy(desc);
@@ -194,9 +165,8 @@ struct SharedGemmState {
     cublasLtMatmulHeuristicResult_t result{};
     int found_count = 0;
     if (status == CUBLAS_STATUS_SUCCESS)
-      status =
-          cublaslt().algo_get_heuristic(handle_locked(), plan.desc, plan.a, plan.b, plan.c_layout(),
-                                        plan.d, preference, 1, &result, &found_count);
+      status = cublaslt().algo_get_heuristic(handle_locked(), plan.desc, plan.a, plan.b, plan.d,
+                                             plan.d, preference, 1, &result, &found_count);
     cublaslt().preference_destroy(preference);
     // Not supported, or a combination this cuBLASLt rejects (it answers
     // INVALID_VALUE for a 16-bit bias with an fp32 y and GELU): no algorithm.
@@ -318,12 +288,10 @@ struct LinearGemm::Impl {
       check_lt(cublaslt().desc_set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                              &job.bias, sizeof job.bias),
                "set BIAS_POINTER");
-    if (job.type == NnType::e4m3) set_scales(plan, job);
     const auto matmul = [&] {
       const float alpha = 1.0f, beta = job.accumulate ? 1.0f : 0.0f;  // C is y (in place)
-      const void* c = job.y_type == NnType::e4m3 ? nullptr : job.y;
-      return cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta, c,
-                               plan.c_layout(), job.y, plan.d, &plan.algo, workspace.data(),
+      return cublaslt().matmul(handle, plan.desc, &alpha, job.w, plan.a, job.x, plan.b, &beta,
+                               job.y, plan.d, job.y, plan.d, &plan.algo, workspace.data(),
                                workspace.size(), native_stream(stream));
     };
     cublasStatus_t status = matmul();
@@ -338,18 +306,6 @@ struct LinearGemm::Impl {
     check_lt(status, "cublasLtMatmul");
     if (first_run) trace("gemm: first matmul of " + std::to_string(job.rows) + " rows queued");
     return Status::kSuccess;
-  }
-
-  // An fp8 job's scales (A is w, B is x; null pointers mean 1).
-  static void set_scales(Plan& plan, const Linear& job) {
-    const auto set = [&](cublasLtMatmulDescAttributes_t attribute, const float* scale,
-                         const char* what) {
-      check_lt(cublaslt().desc_set_attribute(plan.desc, attribute, &scale, sizeof scale), what);
-    };
-    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, job.w_scale, "set A_SCALE_POINTER");
-    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, job.x_scale, "set B_SCALE_POINTER");
-    if (job.y_type == NnType::e4m3)
-      set(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, job.y_scale, "set D_SCALE_POINTER");
   }
 
   [[nodiscard]] std::string name() const {
@@ -378,27 +334,10 @@ struct LinearGemm::Impl {
 #endif
 
 bool can_implement(const Linear& job) {
-  if (job.type == NnType::e4m3) {
-    if (job.y_type == NnType::f16) return false;
-    if (job.bias && job.bias_type != NnType::bf16) return false;
-    return !(job.accumulate && (job.y_type != NnType::f32 || job.activation != Activation::none));
-  }
   if (job.y_type != NnType::f32 && job.y_type != job.type) return false;
   if (job.accumulate && job.y_type != NnType::f32) return false;
   if (job.bias_type != NnType::f32 && job.bias_type != job.type) return false;
   return !(job.accumulate && job.activation != Activation::none);
-}
-
-bool fp8_gemms_supported() {
-#if SEQFUSE_VENDOR_CUDA
-  int device = 0, major = 0, minor = 0;
-  GPU_CHECK(gpuGetDevice(&device));
-  GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  GPU_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return major * 10 + minor >= 89;
-#else
-  return false;
-#endif
 }
 
 LinearGemm::LinearGemm(GemmBackend backend) : impl_(std::make_unique<Impl>(backend)) {}

@@ -1,9 +1,7 @@
 // The linear layers' GEMMs: y = x w^T (+ bias), torch.nn.Linear's layout
 // (x [rows][in], w [out][in], y [rows][out], all row-major). Operands x and
 // w are of one NnType; the bias and the accumulation are fp32, y is fp32 or,
-// where the next op reads 16 bits anyway, the operands' type. fp8 operands
-// (e4m3, each with a per-tensor scale) run through cuBLASLt only, on sm_89+
-// (fp8_gemms_supported), into an fp32, bf16 or e4m3 y. CUDA
+// where the next op reads 16 bits anyway, the operands' type. CUDA
 // builds run them through cuBLASLt (bias in its epilogue); HIP builds, and
 // CUDA when asked (tests), through gemm_tiled.cu, a portable tiled kernel of
 // ours (Debian 12 packages no rocBLAS or hipBLASLt); 16-bit operands on
@@ -50,13 +48,6 @@ struct Linear {
   // block's output in the GEMM (fp32 y only).
   bool accumulate = false;
   Activation activation = Activation::none;  // not with accumulate
-  // e4m3 operands: device floats with which the stored values become the
-  // values they stand for (value = stored x scale; null: 1). An e4m3 y
-  // stores value x y_scale (null: 1), saturating at 448. Other types ignore
-  // them.
-  const float* x_scale = nullptr;
-  const float* w_scale = nullptr;
-  const float* y_scale = nullptr;
 };
 
 // Device pointers passed to LinearGemm::run must be aligned to this many
@@ -84,13 +75,8 @@ void warm_up_gemms(std::span<const Linear> shapes);
 // Whether the op takes `job`'s combination of types and options (sizes and
 // pointers are checked by run): y is fp32 or the operands' type, accumulate
 // needs an fp32 y, an activation does not accumulate, and the bias is fp32 or
-// of the operands' type. e4m3 operands, as cuBLASLt's fp8 kernels take them:
-// y fp32, bf16 or e4m3, the bias bf16.
+// of the operands' type.
 [[nodiscard]] bool can_implement(const Linear& job);
-
-// Whether the current device runs e4m3 GEMMs: a CUDA build (cuBLASLt's fp8
-// kernels) on an sm_89+ device (Ada, Hopper and later).
-[[nodiscard]] bool fp8_gemms_supported();
 
 // The portable kernel alone (the three-layer op; LinearGemm falls back to it).
 [[nodiscard]] Status linear_tiled(const Linear& job, Stream& stream);

@@ -222,9 +222,9 @@ bool linear_mma_takes(const Linear& job) {
   // Rows move as 16-byte vectors (in) and outputs as pairs of columns in
   // groups of eight (out); tiles are counted in 32 bits.
   const std::size_t most_tiles = std::size_t{1} << 31;
-  return (job.type == NnType::bf16 || job.type == NnType::f16) && can_implement(job) &&
-         job.in % 8 == 0 && job.out % 8 == 0 && aligned_to(job.x, 16) && aligned_to(job.w, 16) &&
-         aligned_to(job.y, 8) && (!job.bias || aligned_to(job.bias, 4)) &&
+  return job.type != NnType::f32 && can_implement(job) && job.in % 8 == 0 && job.out % 8 == 0 &&
+         aligned_to(job.x, 16) && aligned_to(job.w, 16) && aligned_to(job.y, 8) &&
+         (!job.bias || aligned_to(job.bias, 4)) &&
          (job.rows / kBlockRows + 1) * (job.out / kBlockCols + 1) < most_tiles &&
          current_compute_major() >= 8;
 #else

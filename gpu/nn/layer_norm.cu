@@ -13,21 +13,12 @@ namespace {
 // few dozen per lane.
 constexpr unsigned kThreads = 256;
 
-// An output value as stored: e4m3 outputs (an fp8 GEMM's input) are scaled
-// onto the format's range first; the other types store the value itself.
-template <class Out>
-__device__ __forceinline__ Out stored(float value, float out_scale) {
-  if constexpr (sizeof(Out) == 1) return from_float<Out>(value * out_scale);
-  return from_float<Out>(value);
-}
-
 // kWriteBack (post-LN blocks): the normed row replaces the residual row and
 // `out` (may be null) gets a copy in its type.
 template <class Out, bool kWriteBack = false>
 static __global__ void __launch_bounds__(kThreads)
     add_layer_norm_kernel(float* residual, const float* delta, std::size_t rows, std::size_t hidden,
-                          const float* weight, const float* bias, double eps, Out* out,
-                          float out_scale) {
+                          const float* weight, const float* bias, double eps, Out* out) {
   const auto [row, lane, lanes] = warp_row<kThreads>();
   if (row >= rows) return;  // the whole warp leaves together
   float* x = residual + row * hidden;
@@ -56,25 +47,20 @@ static __global__ void __launch_bounds__(kThreads)
     for (std::size_t c = lane; c < hidden; c += lanes) {
       const float value = layer_norm_value(x[c], mean, inverse_std, weight[c], bias[c]);
       x[c] = value;
-      if (y) y[c] = stored<Out>(value, out_scale);
+      if (y) y[c] = from_float<Out>(value);
     }
   } else {
     Out* y = out + row * hidden;
     for (std::size_t c = lane; c < hidden; c += lanes)
-      y[c] = stored<Out>(layer_norm_value(x[c], mean, inverse_std, weight[c], bias[c]), out_scale);
+      y[c] = from_float<Out>(layer_norm_value(x[c], mean, inverse_std, weight[c], bias[c]));
   }
 }
 
-// Four outputs of one row in a single store (fp32: 16 bytes; 16-bit: 8;
-// e4m3: 4).
+// Four outputs of one row in a single store (fp32: 16 bytes; 16-bit: 8).
 template <class Out>
-__device__ __forceinline__ void store4(Out* at, float a, float b, float c, float d,
-                                       float out_scale) {
+__device__ __forceinline__ void store4(Out* at, float a, float b, float c, float d) {
   if constexpr (sizeof(Out) == sizeof(float)) {
     *reinterpret_cast<float4*>(at) = make_float4(a, b, c, d);
-  } else if constexpr (sizeof(Out) == 1) {
-    const auto bits = [&](float v) { return std::uint32_t{stored<Out>(v, out_scale).bits}; };
-    *reinterpret_cast<std::uint32_t*>(at) = bits(a) | bits(b) << 8 | bits(c) << 16 | bits(d) << 24;
   } else {
     const auto bits = [](float v) { return std::uint32_t{from_float<Out>(v).bits}; };
     *reinterpret_cast<uint2*>(at) = make_uint2(bits(a) | bits(b) << 16, bits(c) | bits(d) << 16);
@@ -92,7 +78,7 @@ template <class Out, bool kWriteBack, int kVectors>
 static __global__ void __launch_bounds__(kThreads)
     add_layer_norm_vector_kernel(float* residual, const float* delta, std::size_t rows,
                                  std::size_t hidden, const float* weight, const float* bias,
-                                 double eps, Out* out, float out_scale) {
+                                 double eps, Out* out) {
   const auto [row, lane, lanes] = warp_row<kThreads>();
   if (row >= rows) return;  // the whole warp leaves together
   const unsigned vectors = static_cast<unsigned>(hidden / 4);
@@ -143,7 +129,7 @@ static __global__ void __launch_bounds__(kThreads)
                                      layer_norm_value(v[k].z, mean, inverse_std, w.z, b.z),
                                      layer_norm_value(v[k].w, mean, inverse_std, w.w, b.w));
     if constexpr (kWriteBack) x[i] = value;
-    if (y) store4(y + 4 * i, value.x, value.y, value.z, value.w, out_scale);
+    if (y) store4(y + 4 * i, value.x, value.y, value.z, value.w);
   }
 }
 
@@ -163,7 +149,7 @@ bool aligned16(const void* p) {
 template <class Out, bool kWriteBack = false>
 void launch_add_layer_norm(float* residual, const float* delta, std::size_t rows,
                            std::size_t hidden, const float* weight, const float* bias, double eps,
-                           Out* out, float out_scale, gpuStream_t stream) {
+                           Out* out, gpuStream_t stream) {
   // Rows per block: kThreads / warp size (host side: ask the device once).
   const unsigned lanes = static_cast<unsigned>(current_warp_size());
   const unsigned rows_per_block = kThreads / lanes;
@@ -175,8 +161,7 @@ void launch_add_layer_norm(float* residual, const float* delta, std::size_t rows
                        (!delta || aligned16(delta)) && aligned16(weight) && aligned16(bias) &&
                        reinterpret_cast<std::uintptr_t>(out) % (4 * sizeof(Out)) == 0;
   const auto launch = [&](auto kernel) {
-    kernel<<<blocks, kThreads, 0, stream>>>(residual, delta, rows, hidden, weight, bias, eps, out,
-                                            out_scale);
+    kernel<<<blocks, kThreads, 0, stream>>>(residual, delta, rows, hidden, weight, bias, eps, out);
   };
   if (!vectors)
     launch(add_layer_norm_kernel<Out, kWriteBack>);
@@ -197,28 +182,24 @@ void launch_add_layer_norm(float* residual, const float* delta, std::size_t rows
 
 Status add_layer_norm(float* residual, const float* delta, std::size_t rows, std::size_t hidden,
                       const float* weight, const float* bias, double eps, void* out,
-                      NnType out_type, Stream& stream, float out_scale) {
+                      NnType out_type, Stream& stream) {
   if (rows == 0) return Status::kSuccess;
   if (hidden == 0 || rows > 0x7fffffffu) return Status::kInvalidSize;
   if (!residual || !weight || !bias || !out) return Status::kNullBuffer;
-  if (!(eps >= 0) || !(out_scale > 0)) return Status::kInvalidArgument;
+  if (!(eps >= 0)) return Status::kInvalidArgument;
   const gpuStream_t s = native_stream(stream);
   switch (out_type) {
     case NnType::f32:
       launch_add_layer_norm(residual, delta, rows, hidden, weight, bias, eps,
-                            static_cast<float*>(out), out_scale, s);
+                            static_cast<float*>(out), s);
       break;
     case NnType::bf16:
       launch_add_layer_norm(residual, delta, rows, hidden, weight, bias, eps,
-                            static_cast<bf16_t*>(out), out_scale, s);
+                            static_cast<bf16_t*>(out), s);
       break;
     case NnType::f16:
       launch_add_layer_norm(residual, delta, rows, hidden, weight, bias, eps,
-                            static_cast<f16_t*>(out), out_scale, s);
-      break;
-    case NnType::e4m3:
-      launch_add_layer_norm(residual, delta, rows, hidden, weight, bias, eps,
-                            static_cast<e4m3_t*>(out), out_scale, s);
+                            static_cast<f16_t*>(out), s);
       break;
   }
   return Status::kSuccess;
@@ -235,18 +216,16 @@ Status layer_norm_in_place(float* residual, std::size_t rows, std::size_t hidden
   switch (copy ? copy_type : NnType::f32) {
     case NnType::f32:
       launch_add_layer_norm<float, true>(residual, nullptr, rows, hidden, weight, bias, eps,
-                                         static_cast<float*>(copy), 1.0f, s);
+                                         static_cast<float*>(copy), s);
       break;
     case NnType::bf16:
       launch_add_layer_norm<bf16_t, true>(residual, nullptr, rows, hidden, weight, bias, eps,
-                                          static_cast<bf16_t*>(copy), 1.0f, s);
+                                          static_cast<bf16_t*>(copy), s);
       break;
     case NnType::f16:
       launch_add_layer_norm<f16_t, true>(residual, nullptr, rows, hidden, weight, bias, eps,
-                                         static_cast<f16_t*>(copy), 1.0f, s);
+                                         static_cast<f16_t*>(copy), s);
       break;
-    case NnType::e4m3:  // post-LN blocks (BERT) have no fp8 path
-      return Status::kInvalidArgument;
   }
   return Status::kSuccess;
 }

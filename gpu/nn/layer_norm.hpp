@@ -15,12 +15,9 @@ namespace seqfuse::gpu::nn {
 // delta is null), then out = LayerNorm(residual) x weight + bias, stored as
 // `out_type`. Statistics in double (torch's biased variance), as the CPU
 // engine (nn_math.hpp: layer_norm_value). `out` must not overlap residual.
-// An e4m3 `out` (an fp8 GEMM's input) stores out x out_scale, saturating at
-// 448; other types ignore out_scale.
 [[nodiscard]] Status add_layer_norm(float* residual, const float* delta, std::size_t rows,
                                     std::size_t hidden, const float* weight, const float* bias,
-                                    double eps, void* out, NnType out_type, Stream& stream,
-                                    float out_scale = 1.0f);
+                                    double eps, void* out, NnType out_type, Stream& stream);
 
 // Post-LN blocks (BERT): each row of `residual` becomes LayerNorm(row) x
 // weight + bias in place (fp32, the same arithmetic as add_layer_norm), and

@@ -1,6 +1,6 @@
 // Element types of the ESM-2 GPU engine's 16-bit data (GEMM and attention
-// operands, the QKV and up-projection outputs) and of its fp8 GEMM operands,
-// with their float conversions. Storage types are plain 16-bit words, converted by bit
+// operands, the QKV and up-projection outputs), with their float
+// conversions. Storage types are plain 16-bit words, converted by bit
 // arithmetic, so one definition serves nvcc, hipcc and the host (no vendor
 // half/bfloat16 headers). The residual stream, LayerNorm statistics, softmax
 // and every accumulation stay fp32 (models/gpu_engine.hpp).
@@ -15,10 +15,7 @@
 
 namespace seqfuse::gpu::nn {
 
-// e4m3: OCP FP8 E4M3 ("fn": no infinities, one NaN code per sign, largest
-// finite 448), the fp8 GEMMs' operands only (gemm.hpp); the other ops take
-// f32, bf16 and f16.
-enum class NnType { f32, bf16, f16, e4m3 };
+enum class NnType { f32, bf16, f16 };
 
 struct bf16_t {
   std::uint16_t bits;
@@ -26,15 +23,9 @@ struct bf16_t {
 struct f16_t {
   std::uint16_t bits;
 };
-struct e4m3_t {
-  std::uint8_t bits;
-};
-
-// The largest finite e4m3 value: fp8 scales map a tensor's bound onto it.
-inline constexpr float kE4m3Max = 448.0f;
 
 [[nodiscard]] constexpr std::size_t element_bytes(NnType type) noexcept {
-  return type == NnType::f32 ? 4 : type == NnType::e4m3 ? 1 : 2;
+  return type == NnType::f32 ? 4 : 2;
 }
 
 SF_HOST_DEVICE std::uint32_t float_bits(float x) {
@@ -64,18 +55,6 @@ SF_HOST_DEVICE float to_float(f16_t x) {
   }
   if (exponent == 0x1f) return bits_float(sign | 0x7f800000u | (mantissa << 13));
   return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-SF_HOST_DEVICE float to_float(e4m3_t x) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(x.bits & 0x80u) << 24;
-  const std::uint32_t exponent = (x.bits >> 3) & 0xfu;
-  const std::uint32_t mantissa = x.bits & 0x7u;
-  if (exponent == 0) {  // zero or subnormal: mantissa x 2^-9
-    const float magnitude = static_cast<float>(mantissa) * 0.001953125f;
-    return sign ? -magnitude : magnitude;
-  }
-  if (exponent == 0xf && mantissa == 0x7) return bits_float(sign | 0x7fc00000u);  // NaN
-  return bits_float(sign | ((exponent + 120u) << 23) | (mantissa << 20));
 }
 
 // Round to nearest, ties to even (as torch's .to(bfloat16) / .half()).
@@ -110,33 +89,6 @@ SF_HOST_DEVICE f16_t to_f16(float x) {
   return {static_cast<std::uint16_t>(sign | r)};
 }
 
-// Round to nearest, ties to even, saturating: magnitudes from 448 up
-// (infinity too) become 448, as torch's float8_e4m3fn casts of scaled
-// tensors are clamped first and as cvt's .satfinite does; NaN stays NaN.
-SF_HOST_DEVICE e4m3_t to_e4m3(float x) {
-  const std::uint32_t u = float_bits(x);
-  const auto sign = static_cast<std::uint8_t>((u >> 24) & 0x80u);
-  const std::uint32_t a = u & 0x7fffffffu;
-  if (a > 0x7f800000u) return {static_cast<std::uint8_t>(sign | 0x7fu)};   // NaN
-  if (a >= 0x43e00000u) return {static_cast<std::uint8_t>(sign | 0x7eu)};  // >= 448
-  if (a < 0x3c800000u) {                                                   // below 2^-6
-    if (a <= 0x3a800000u) return {sign};  // at most 2^-10: rounds to (even) zero
-    // Multiples of 2^-9 (the subnormals); 8 x 2^-9 is the smallest normal's code.
-    const std::uint32_t exponent = a >> 23;  // 117 .. 120
-    const std::uint32_t significand = (a & 0x7fffffu) | 0x800000u;
-    const std::uint32_t shift = 141u - exponent;  // 21 .. 24
-    std::uint32_t r = significand >> shift;
-    const std::uint32_t rest = significand & ((1u << shift) - 1u);
-    const std::uint32_t half = 1u << (shift - 1u);
-    if (rest > half || (rest == half && (r & 1u))) ++r;
-    return {static_cast<std::uint8_t>(sign | r)};
-  }
-  std::uint32_t r = (a - 0x3c000000u) >> 20;  // rebias 127 -> 7, three mantissa bits
-  const std::uint32_t rest = a & 0xfffffu;
-  if (rest > 0x80000u || (rest == 0x80000u && (r & 1u))) ++r;  // at most 0x7e below 448
-  return {static_cast<std::uint8_t>(sign | r)};
-}
-
 // from_float<T>(x): the store side, for kernels templated on their output.
 template <class T>
 SF_HOST_DEVICE T from_float(float x);
@@ -151,10 +103,6 @@ SF_HOST_DEVICE bf16_t from_float<bf16_t>(float x) {
 template <>
 SF_HOST_DEVICE f16_t from_float<f16_t>(float x) {
   return to_f16(x);
-}
-template <>
-SF_HOST_DEVICE e4m3_t from_float<e4m3_t>(float x) {
-  return to_e4m3(x);
 }
 
 }  // namespace seqfuse::gpu::nn

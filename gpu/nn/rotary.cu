@@ -99,7 +99,6 @@ void launch_for_input(const QkvRotary& job, gpuStream_t stream) {
 
 Status qkv_bias_rotary(const QkvRotary& job, Stream& stream) {
   if (job.tokens == 0) return Status::kSuccess;
-  if (job.qkv_type == NnType::e4m3) return Status::kInvalidArgument;
   // Pairs of channel pairs: head_dim % 4 == 0 (ESM-2's are 16 to 64); one
   // block per token, a thread per four channels.
   if (job.heads == 0 || job.head_dim < 4 || job.head_dim % 4 != 0 ||
@@ -121,8 +120,6 @@ Status qkv_bias_rotary(const QkvRotary& job, Stream& stream) {
     case NnType::f16:
       launch_for_input<f16_t>(job, s);
       break;
-    case NnType::e4m3:  // fp8 is for the GEMMs' operands only
-      return Status::kInvalidArgument;
   }
   return Status::kSuccess;
 }

@@ -137,8 +137,7 @@ Subcommand add_embed(CLI::App& parent) {
                   "Hidden states to output: 0 embeddings .. N the last layer (ESM-2, T5: after "
                   "the final norm); negative from the end (default -1)");
   app->add_option("--dtype", config->dtype,
-                  "fp32, bf16, fp16 or fp8 (default fp32 on the CPU, bf16 on a GPU; fp8: ESM-2 "
-                  "on an sm_89+ NVIDIA GPU, e4m3 GEMMs)");
+                  "fp32, bf16 or fp16 (default fp32 on the CPU, bf16 on a GPU)");
   app->add_option_function<int>(
       "--toks-per-batch",
       [config](int tokens) {

@@ -27,7 +27,7 @@ std::string seconds_text(double seconds) {
 void check_dtype(const std::optional<ComputeType>& dtype, const DeviceChoice& device) {
   if (!device.gpu && dtype && *dtype != ComputeType::fp32)
     throw UsageError("--dtype " + compute_type_name(*dtype) +
-                     ": the CPU engine computes in fp32 only (bf16, fp16 and fp8 are for the GPU)");
+                     ": the CPU engine computes in fp32 only (bf16 and fp16 are for the GPU)");
 }
 
 }  // namespace
@@ -43,8 +43,7 @@ ComputeType parse_compute_type(std::string_view text) {
   if (text == "fp32") return ComputeType::fp32;
   if (text == "bf16") return ComputeType::bf16;
   if (text == "fp16") return ComputeType::fp16;
-  if (text == "fp8") return ComputeType::fp8;
-  throw UsageError("--dtype must be fp32, bf16, fp16 or fp8, not '" + std::string(text) + "'");
+  throw UsageError("--dtype must be fp32, bf16 or fp16, not '" + std::string(text) + "'");
 }
 
 std::string compute_type_name(ComputeType compute) {
@@ -53,8 +52,6 @@ std::string compute_type_name(ComputeType compute) {
       return "bf16";
     case ComputeType::fp16:
       return "fp16";
-    case ComputeType::fp8:
-      return "fp8";
     case ComputeType::fp32:
       break;
   }

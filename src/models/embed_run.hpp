@@ -54,7 +54,7 @@ struct EmbedOptions {
 // Throw UsageError naming the option and the accepted values.
 [[nodiscard]] Pooling parse_pooling(std::string_view text);
 [[nodiscard]] ComputeType parse_compute_type(std::string_view text);
-// "fp32", "bf16", "fp16", "fp8": as --dtype spells them.
+// "fp32", "bf16", "fp16": as --dtype spells them.
 [[nodiscard]] std::string compute_type_name(ComputeType compute);
 
 // What the engine on `device` computes in: --dtype when given, else fp32 on

@@ -31,9 +31,7 @@ enum class Pooling {
   none,  // every token's vector: BOS, residues, EOS
 };
 
-// fp8: bf16 but for the GEMMs that take 11/12 of an ESM-2 layer's FLOPs
-// (QKV, up, down), which take e4m3 operands (gpu_engine.hpp); GPU only.
-enum class ComputeType { fp32, bf16, fp16, fp8 };
+enum class ComputeType { fp32, bf16, fp16 };
 
 // What to read out of the forward pass: hidden states by index, as
 // transformers numbers them (0: the embedding output; i: the output of

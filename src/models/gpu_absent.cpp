@@ -10,10 +10,6 @@ bool gpu_engine_built() noexcept {
   return false;
 }
 
-bool gpu_fp8_supported(int) {
-  return false;
-}
-
 // Nothing to ready: no engine can be made.
 void warm_up_gpu_engine(const std::string&, int, ComputeType) noexcept {}
 

@@ -36,12 +36,12 @@ class BertFamily final : public GpuFamily {
  public:
   // Uploads `model` on `stream` and waits for it, so the model may be freed
   // afterwards.
-  BertFamily(const BertModel& model, const ModelShape& shape, const std::string& device_name,
+  BertFamily(const BertModel& model, nn::NnType type, const std::string& device_name,
              gpu::Stream& stream)
       : eps_(model.config.layer_norm_eps),
         max_positions_(model.config.max_position_embeddings),
         layers_(model.layers.size()) {
-    WeightPlacer placer(shape.type);
+    WeightPlacer placer(type);
     placer.put(model.word_embeddings, word_embeddings_);
     placer.put(model.position_embeddings, position_embeddings_);
     placer.put(model.token_type_embedding, token_type_embedding_);

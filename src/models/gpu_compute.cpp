@@ -10,7 +10,6 @@ namespace seqfuse::models::gpu_embed {
 nn::NnType nn_type(ComputeType compute) noexcept {
   switch (compute) {
     case ComputeType::bf16:
-    case ComputeType::fp8:  // bf16 but for the fp8 GEMMs' operands (gemm_input_type)
       return nn::NnType::bf16;
     case ComputeType::fp16:
       return nn::NnType::f16;
@@ -20,22 +19,8 @@ nn::NnType nn_type(ComputeType compute) noexcept {
   return nn::NnType::f32;
 }
 
-nn::NnType gemm_input_type(ComputeType compute) noexcept {
-  return compute == ComputeType::fp8 ? nn::NnType::e4m3 : nn_type(compute);
-}
-
 const char* type_name(nn::NnType type) noexcept {
-  switch (type) {
-    case nn::NnType::bf16:
-      return "bf16";
-    case nn::NnType::f16:
-      return "fp16";
-    case nn::NnType::e4m3:
-      return "fp8";
-    case nn::NnType::f32:
-      break;
-  }
-  return "fp32";
+  return type == nn::NnType::bf16 ? "bf16" : type == nn::NnType::f16 ? "fp16" : "fp32";
 }
 
 std::string mib(std::size_t bytes) {
@@ -53,7 +38,6 @@ ModelShape model_shape(const T5Config& config, ComputeType compute) {
                            ? FeedForwardKind::gated_gelu
                            : FeedForwardKind::relu;
   shape.type = nn_type(compute);
-  shape.gemm_input = gemm_input_type(compute);
   return shape;
 }
 
@@ -85,13 +69,7 @@ std::vector<nn::Linear> layer_gemm_shapes(const ModelShape& shape) {
   nn::Linear attention_output = linear(inner, hidden, nn::NnType::f32, biases);
   nn::Linear down = linear(intermediate, hidden, nn::NnType::f32, biases);
   attention_output.accumulate = down.accumulate = true;
-  nn::Linear qkv = linear(hidden, 3 * inner, type, false);
-  if (shape.gemm_input == nn::NnType::e4m3) {  // as ForwardPass's fp8 steps
-    qkv.type = up.type = down.type = nn::NnType::e4m3;
-    up.y_type = nn::NnType::e4m3;
-    down.bias_type = nn::NnType::bf16;
-  }
-  return {qkv, attention_output, up, down};
+  return {linear(hidden, 3 * inner, type, false), attention_output, up, down};
 }
 
 nn::GemmBackend gemm_backend_for(bool tiled) {

@@ -19,10 +19,7 @@ namespace seqfuse::models::gpu_embed {
 namespace nn = gpu::nn;
 
 [[nodiscard]] nn::NnType nn_type(ComputeType compute) noexcept;
-// What the GEMMs that take fp8 take (the QKV, up and down GEMMs of ESM-2):
-// e4m3 for ComputeType::fp8, else nn_type's.
-[[nodiscard]] nn::NnType gemm_input_type(ComputeType compute) noexcept;
-// "fp32", "bf16", "fp16", "fp8" (e4m3): as --dtype spells them.
+// "fp32", "bf16", "fp16": as --dtype spells them.
 [[nodiscard]] const char* type_name(nn::NnType type) noexcept;
 // "12 MiB", rounded up: for messages about device memory.
 [[nodiscard]] std::string mib(std::size_t bytes);
@@ -68,9 +65,6 @@ struct ModelShape {
   std::size_t inner = 0;
   FeedForwardKind feed_forward = FeedForwardKind::bias_gelu;
   nn::NnType type = nn::NnType::f32;
-  // The LayerNorms' outputs and the QKV, up and down GEMMs' operands: e4m3
-  // under --dtype fp8 (ESM-2 only), else `type`.
-  nn::NnType gemm_input = nn::NnType::f32;
 };
 // From a family's config (hidden_size, num_heads, head_dim(),
 // intermediate_size: EsmConfig, BertConfig).
@@ -83,7 +77,6 @@ template <class Config>
   shape.intermediate = static_cast<std::size_t>(config.intermediate_size);
   shape.inner = shape.heads * shape.head_dim;
   shape.type = nn_type(compute);
-  shape.gemm_input = gemm_input_type(compute);
   return shape;
 }
 // T5's (d_model, num_heads, d_kv, d_ff, feed_forward_proj).

@@ -9,8 +9,6 @@
 #include <filesystem>
 
 #include "core/report.hpp"
-#include "gpu/nn/gemm.hpp"
-#include "gpu/runtime.hpp"
 #include "models/bert_config.hpp"
 #include "models/esm_config.hpp"
 #include "models/gpu_compute.hpp"
@@ -21,11 +19,6 @@ namespace seqfuse::models {
 
 bool gpu_engine_built() noexcept {
   return true;
-}
-
-bool gpu_fp8_supported(int device) {
-  gpu::use_device(device);
-  return gpu::nn::fp8_gemms_supported();
 }
 
 void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept {

@@ -14,11 +14,6 @@
 // GEMMs 16-bit activations, let the QKV and up-projection GEMMs write 16
 // bits (rotary and GELU compute in fp32 from them), and run attention on
 // tensor cores with 16-bit Q, K, V and softmax weights (sm_80 and later).
-// fp8 (ESM-2, CUDA, sm_89 and later) is bf16 but for the QKV, up and down
-// GEMMs: their weights are e4m3 with a per-tensor scale, and the LayerNorms
-// and the up GEMM write their outputs e4m3 with scales fixed at load from
-// bounds on what they can hold (fp8_bounds.hpp); the attention output GEMM
-// (1/12 of a layer's GEMM work) stays bf16, as attention writes bf16.
 #pragma once
 
 #include <cstddef>
@@ -49,10 +44,6 @@ struct GpuEngineOptions {
 
 // Whether this build has a GPU backend (CUDA or HIP) at all.
 [[nodiscard]] bool gpu_engine_built() noexcept;
-
-// Whether --dtype fp8 runs on device `device`: a CUDA build and an sm_89+
-// device (cuBLASLt's fp8 GEMMs).
-[[nodiscard]] bool gpu_fp8_supported(int device);
 
 // Readies the GPU toolkit for an engine over the checkpoint in `model_dir`
 // on device `device` (-1: the first) in `compute`, on the calling thread:

@@ -30,14 +30,6 @@ nn::MmaLayout attention_layout() {
   return layout;
 }
 
-// `job` with e4m3 operands where `scales` says its weights are (--dtype fp8).
-void use_fp8(nn::Linear& job, const Fp8Scales& scales) {
-  if (!scales.weight) return;
-  job.type = nn::NnType::e4m3;
-  job.x_scale = scales.input;
-  job.w_scale = scales.weight;
-}
-
 }  // namespace
 
 void ForwardPass::begin(const Workspace& workspace, const BatchReadout& batch) {
@@ -100,9 +92,8 @@ void ForwardPass::run_linear(const nn::Linear& job) {
   queued(gemm_.run(job, stream_), "GEMM");
 }
 
-void ForwardPass::run_into_residual(nn::Linear job, const void* bias, nn::NnType bias_type) {
+void ForwardPass::run_into_residual(nn::Linear job, const float* bias) {
   job.bias = bias;
-  job.bias_type = bias_type;
   job.accumulate = true;
   run_linear(job);
 }
@@ -123,9 +114,7 @@ void ForwardPass::attend(const void* input, const AttentionWeights& w, const Rot
   const std::size_t h = shape_.hidden, inner = shape_.inner;
   const nn::NnType type = shape_.type;
   void* qkv = workspace_->at(layout.qkv);
-  nn::Linear qkv_job = linear(input, w.qkv_weight, h, 3 * inner, qkv, type);
-  use_fp8(qkv_job, w.qkv_fp8);
-  run_linear(qkv_job);
+  run_linear(linear(input, w.qkv_weight, h, 3 * inner, qkv, type));
   // The QKV GEMM's output is [tokens][query, key, value][heads][head_dim].
   // Values go to attention from it directly (their bias joins attention's
   // output); queries and keys take a pass of their own for the bias, the
@@ -205,11 +194,6 @@ void ForwardPass::feed_forward(const void* input, const FeedForwardWeights& w) {
     up.bias = w.up_bias;
     up.bias_type = type;
     up.activation = nn::Activation::gelu_tanh;
-    if (w.up_fp8.weight) {  // e4m3 in and out: the down GEMM reads e4m3
-      use_fp8(up, w.up_fp8);
-      up.y_type = nn::NnType::e4m3;
-      up.y_scale = w.up_output_multiplier;
-    }
     run_linear(up);
   } else {
     run_linear(up);
@@ -217,13 +201,8 @@ void ForwardPass::feed_forward(const void* input, const FeedForwardWeights& w) {
                          intermediate, inter, type, stream_),
            "GELU");
   }
-  nn::Linear down = linear(inter, w.down_weight, intermediate, h, residual(), nn::NnType::f32);
-  if (w.down_fp8.weight) {
-    use_fp8(down, w.down_fp8);
-    run_into_residual(down, w.down_bias_bf16, nn::NnType::bf16);
-  } else {
-    run_into_residual(down, w.down_bias);
-  }
+  run_into_residual(linear(inter, w.down_weight, intermediate, h, residual(), nn::NnType::f32),
+                    w.down_bias);
 }
 
 void ForwardPass::capture(const float* states, int index) {

@@ -83,7 +83,7 @@ class ForwardPass {
                                   void* y, nn::NnType y_type) const;
   void run_linear(const nn::Linear& job);
   // The residual stream adds a block's output in its last GEMM (y += ...).
-  void run_into_residual(nn::Linear job, const void* bias, nn::NnType bias_type = nn::NnType::f32);
+  void run_into_residual(nn::Linear job, const float* bias);
   // The attention block; `bias` null but for T5.
   void attend(const void* input, const AttentionWeights& w, const RotaryTable* rotary,
               const PositionBiasTable* bias);

@@ -32,28 +32,10 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
   if (shape.inner % 4 != 0 || shape.inner > 4096)
     throw Error("the GPU engine takes at most 4,096 attention channels (heads x head size); " +
                 spec_.folder + " has " + std::to_string(shape.inner) + ": use --device cpu");
-  if (shape.gemm_input == nn::NnType::e4m3) check_fp8();
   trace("embed: engine: device, stream and GEMM (" + gemm_.backend_name() + ") ready");
-  family_ = spec_.upload(shape, name(), stream_);
+  family_ = spec_.upload(shape.type, name(), stream_);
   spec_.upload = nullptr;  // it may refer to the host model, which the caller may free
   trace("embed: engine: weights uploaded");
-}
-
-void GpuModelEngine::check_fp8() const {
-  const ModelShape& shape = spec_.shape;
-  if (!spec_.takes_fp8)
-    throw Error("--dtype fp8 is for ESM-2 models so far; " + spec_.folder +
-                " is not one: use --dtype bf16");
-  if (gemm_.backend_name() != "cuBLASLt" || !nn::fp8_gemms_supported())
-    throw Error(
-        "--dtype fp8 needs cuBLASLt's fp8 GEMMs on an NVIDIA GPU of compute capability "
-        "8.9 or later (Ada, Hopper), which " +
-        name() + " is not: use --dtype bf16");
-  // cuBLASLt's fp8 kernels take leading dimensions of 16-byte multiples.
-  if (shape.hidden % 16 != 0 || shape.intermediate % 16 != 0)
-    throw Error("--dtype fp8 takes hidden and intermediate sizes that are multiples of 16; " +
-                spec_.folder + " has " + std::to_string(shape.hidden) + " and " +
-                std::to_string(shape.intermediate) + ": use --dtype bf16");
 }
 
 // 65,536 tokens keep every multiprocessor busy through each op (the 8M

@@ -68,15 +68,13 @@ struct GpuModelSpec {
   ModelShape shape;
   int num_layers = 0, vocab_size = 0;
   TokenRules tokens;
-  // Uploads the family's weights in the shape's types on the engine's
-  // device and stream (waiting for it) and returns the family; called once,
-  // by the engine's constructor after its checks. Throws seqfuse::Error when
-  // they do not fit `device_name`.
-  std::function<std::unique_ptr<GpuFamily>(const ModelShape& shape, const std::string& device_name,
+  // Uploads the family's weights in the compute type on the engine's device
+  // and stream (waiting for it) and returns the family; called once, by the
+  // engine's constructor after its checks. Throws seqfuse::Error when they
+  // do not fit `device_name`.
+  std::function<std::unique_ptr<GpuFamily>(nn::NnType type, const std::string& device_name,
                                            gpu::Stream& stream)>
       upload;
-  // Whether the family has an fp8 path (ModelShape::gemm_input e4m3): ESM-2.
-  bool takes_fp8 = false;
 };
 
 class GpuModelEngine final : public EmbeddingEngine {
@@ -97,8 +95,6 @@ class GpuModelEngine final : public EmbeddingEngine {
     gpu::use_device(index);
     return index;
   }
-  // Throws for a model or device --dtype fp8 does not run on.
-  void check_fp8() const;
   // Throws for what the engine does not take (internal errors: the job
   // checks first); returns the batch's tokens and its longest sequence's.
   [[nodiscard]] std::pair<std::size_t, std::size_t> check_batch(
@@ -118,23 +114,21 @@ class GpuModelEngine final : public EmbeddingEngine {
 };
 
 // The engine over `model` (an EsmModel, BertModel, T5Model: its config's
-// sizes, its folder), whose weights upload as Family(model, shape,
+// sizes, its folder), whose weights upload as Family(model, type,
 // device_name, stream): each family's make_gpu_engine.
 template <class Family, class Model>
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_family_engine(const Model& model,
                                                                   TokenRules tokens,
-                                                                  const GpuEngineOptions& options,
-                                                                  bool takes_fp8 = false) {
+                                                                  const GpuEngineOptions& options) {
   GpuModelSpec spec{
       model.folder,
       model_shape(model.config, options.compute),
       model.config.num_layers,
       model.config.vocab_size,
       std::move(tokens),
-      [&model](const ModelShape& shape, const std::string& device_name, gpu::Stream& stream) {
-        return std::make_unique<Family>(model, shape, device_name, stream);
+      [&model](nn::NnType type, const std::string& device_name, gpu::Stream& stream) {
+        return std::make_unique<Family>(model, type, device_name, stream);
       },
-      takes_fp8,
   };
   return std::make_unique<GpuModelEngine>(std::move(spec), options);
 }

@@ -44,7 +44,7 @@ class T5Family final : public GpuFamily {
   // Uploads `model` on `stream` and waits for it, so the model may be freed
   // afterwards (the relative position table is copied: reserve builds the
   // bias from it).
-  T5Family(const T5Model& model, const ModelShape& shape, const std::string& device_name,
+  T5Family(const T5Model& model, nn::NnType type, const std::string& device_name,
            gpu::Stream& stream)
       : eps_(model.config.layer_norm_epsilon),
         heads_(static_cast<std::size_t>(model.config.num_heads)),
@@ -53,7 +53,7 @@ class T5Family final : public GpuFamily {
         relative_attention_bias_(model.relative_attention_bias),
         layers_(model.layers.size()) {
     const bool gated = model.config.feed_forward == T5FeedForward::gated_gelu;
-    WeightPlacer placer(shape.type);
+    WeightPlacer placer(type);
     placer.put(model.token_embeddings, token_embeddings_);
     placer.put(model.final_norm_weight, final_norm_);
     for (std::size_t i = 0; i < layers_.size(); ++i) {

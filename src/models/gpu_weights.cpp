@@ -8,7 +8,6 @@
 #include "core/gpu_status.hpp"
 #include "gpu/error.hpp"
 #include "gpu/nn/convert.hpp"
-#include "models/fp8_bounds.hpp"
 
 namespace seqfuse::models::gpu_embed {
 
@@ -30,51 +29,16 @@ void WeightPlacer::put_typed_stacked(std::initializer_list<const std::vector<flo
   add(parts, true, nullptr, &device);
 }
 
-void WeightPlacer::put_bf16(const std::vector<float>& host, const void*& device) {
-  add({&host}, Encoding::bf16, 1.0f, nullptr, &device);
-}
-
-void WeightPlacer::put_e4m3_stacked(std::initializer_list<const std::vector<float>*> parts,
-                                    const void*& device, const float*& scale) {
-  const float tensor_scale = e4m3_weight_scale(parts);
-  add(parts, Encoding::e4m3, 1.0f / tensor_scale, nullptr, &device);
-  put_value(tensor_scale, scale);
-}
-
-void WeightPlacer::put_value(float value, const float*& device) {
-  values_.push_back({value});
-  put(values_.back(), device);
-}
-
 void WeightPlacer::add(std::initializer_list<const std::vector<float>*> parts, bool typed,
                        const float** as_float, const void** as_typed) {
-  add(parts, typed ? Encoding::compute : Encoding::f32, 1.0f, as_float, as_typed);
-}
-
-nn::NnType WeightPlacer::stored_type(Encoding encoding) const noexcept {
-  switch (encoding) {
-    case Encoding::compute:
-      return type_;
-    case Encoding::bf16:
-      return nn::NnType::bf16;
-    case Encoding::e4m3:
-      return nn::NnType::e4m3;
-    case Encoding::f32:
-      break;
-  }
-  return nn::NnType::f32;
-}
-
-void WeightPlacer::add(std::initializer_list<const std::vector<float>*> parts, Encoding encoding,
-                       float multiplier, const float** as_float, const void** as_typed) {
-  const std::size_t bytes_per = nn::element_bytes(stored_type(encoding));
+  const std::size_t bytes_per = typed ? nn::element_bytes(type_) : sizeof(float);
   std::size_t bytes = 0;
   for (const auto* p : parts) bytes += p->size() * bytes_per;
   const std::size_t at = layout_.add(bytes);
   targets_.push_back({at, as_float, as_typed});
   std::size_t offset = at;
   for (const auto* p : parts) {
-    places_.push_back({p, offset, encoding, multiplier});
+    places_.push_back({p, offset, typed});
     offset += p->size() * bytes_per;
   }
 }
@@ -89,25 +53,21 @@ gpu::DeviceBuffer WeightPlacer::upload(const std::string& device_name, gpu::Stre
                 ") do not fit " + device_name + " (" + mib(gpu::free_device_memory()) +
                 " free): use a smaller --dtype or --device cpu");
   }
-  // 16-bit and e4m3 weights pass through a fp32 staging buffer and a convert kernel.
+  // 16-bit weights pass through a fp32 staging buffer and a convert kernel.
   std::size_t largest = 0;
   for (const Place& p : places_)
-    if (stored_type(p.encoding) != nn::NnType::f32) largest = std::max(largest, p.host->size());
+    if (p.typed && type_ != nn::NnType::f32) largest = std::max(largest, p.host->size());
   gpu::DeviceBuffer staging(largest * f);
   std::byte* base = buffer.as<std::byte>();
   for (const Place& p : places_) {
     std::byte* dst = base + p.offset;
     const std::size_t n = p.host->size();
-    const nn::NnType stored = stored_type(p.encoding);
-    if (stored == nn::NnType::f32) {
+    if (!p.typed || type_ == nn::NnType::f32) {
       gpu::copy_to_device(dst, p.host->data(), n * f, stream);
       continue;
     }
     gpu::copy_to_device(staging.data(), p.host->data(), n * f, stream);
-    const float* from = staging.as<const float>();
-    require_gpu_success(stored == nn::NnType::e4m3
-                            ? nn::quantize_e4m3(from, n, p.multiplier, dst, stream)
-                            : nn::convert_from_f32(from, n, dst, stored, stream),
+    require_gpu_success(nn::convert_from_f32(staging.as<const float>(), n, dst, type_, stream),
                         "GPU embed: weight conversion");
   }
   stream.synchronize();  // the staging buffer and pageable sources go away

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -21,16 +20,6 @@ namespace seqfuse::models::gpu_embed {
 struct NormWeights {
   const float* weight = nullptr;
   const float* bias = nullptr;
-  // --dtype fp8: what the LayerNorm multiplies its e4m3 output by (1 / the
-  // next GEMM's input scale); 1 otherwise.
-  float e4m3_multiplier = 1.0f;
-};
-
-// --dtype fp8: one e4m3 GEMM's per-tensor scales on the device (value =
-// stored x scale; nn::Linear's x_scale and w_scale). Null for other types.
-struct Fp8Scales {
-  const float* input = nullptr;
-  const float* weight = nullptr;
 };
 
 // One attention block's tensors on the device (inner: heads x head_dim, the
@@ -40,7 +29,6 @@ struct AttentionWeights {
   const float* qkv_bias = nullptr;      // [3 inner]
   const void* output_weight = nullptr;  // [hidden][inner], compute type
   const float* output_bias = nullptr;   // [hidden], or null (T5)
-  Fp8Scales qkv_fp8;                    // qkv_weight is e4m3 where set
 };
 
 // One feed-forward block's tensors on the device (bias + GELU between).
@@ -53,13 +41,6 @@ struct FeedForwardWeights {
   // T5's gated GELU: wi_1, the linear side [intermediate][hidden] (up_weight
   // is wi_0, the GELU side); null otherwise.
   const void* gate_weight = nullptr;
-  // --dtype fp8: up_weight and down_weight are e4m3 where these are set; the
-  // up GEMM writes e4m3 times up_output_multiplier (a device float, 1 /
-  // down_fp8.input's value), and the down GEMM adds down_bias_bf16 (cuBLASLt's
-  // fp8 kernels take a bf16 bias).
-  Fp8Scales up_fp8, down_fp8;
-  const float* up_output_multiplier = nullptr;
-  const void* down_bias_bf16 = nullptr;
 };
 
 // Lays host tensors out in one device allocation (each aligned for
@@ -83,14 +64,6 @@ class WeightPlacer {
   void put_typed(const std::vector<float>& host, const void*& device);
   void put_typed_stacked(std::initializer_list<const std::vector<float>*> parts,
                          const void*& device);
-  // bf16 whatever the compute type (the bias of an fp8 GEMM).
-  void put_bf16(const std::vector<float>& host, const void*& device);
-  // An fp8 GEMM weight, its parts back to back: e4m3 with one scale for all
-  // (their largest magnitude over 448), which `scale` names on the device.
-  void put_e4m3_stacked(std::initializer_list<const std::vector<float>*> parts, const void*& device,
-                        const float*& scale);
-  // One float computed at load (an fp8 scale), kept by the placer.
-  void put_value(float value, const float*& device);
 
   // The two blocks of a BERT-style layer (query, key, value, attention
   // output, intermediate and output tensors with their biases, as ESM-2's
@@ -116,13 +89,10 @@ class WeightPlacer {
   [[nodiscard]] gpu::DeviceBuffer upload(const std::string& device_name, gpu::Stream& stream);
 
  private:
-  // How a host tensor is stored on the device.
-  enum class Encoding { f32, compute, bf16, e4m3 };
   struct Place {
     const std::vector<float>* host;
     std::size_t offset;
-    Encoding encoding;
-    float multiplier;  // e4m3: 1 / the tensor's scale
+    bool typed;
   };
   // Where upload() writes a region's address: one of the two is set.
   struct Target {
@@ -132,15 +102,11 @@ class WeightPlacer {
   };
   void add(std::initializer_list<const std::vector<float>*> parts, bool typed,
            const float** as_float, const void** as_typed);
-  void add(std::initializer_list<const std::vector<float>*> parts, Encoding encoding,
-           float multiplier, const float** as_float, const void** as_typed);
-  [[nodiscard]] nn::NnType stored_type(Encoding encoding) const noexcept;
 
   nn::NnType type_;
   Layout layout_;
   std::vector<Place> places_;
   std::vector<Target> targets_;
-  std::deque<std::vector<float>> values_;  // put_value's, at fixed addresses
 };
 
 // T5's relative position bias by offset on the device, [heads][2 tokens - 1]

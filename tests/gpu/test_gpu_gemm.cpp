@@ -228,116 +228,6 @@ TEST_CASE("linear GEMM: can_implement refuses what neither backend computes", "[
   CHECK_FALSE(nn::can_implement(job));
 }
 
-// --dtype fp8's GEMMs (cuBLASLt on sm_89+): e4m3 x and w with per-tensor
-// scales, as the ESM-2 engine runs them (QKV into bf16; the up-projection
-// with a bf16 bias and GELU into e4m3 with an output scale; the
-// down-projection with a bf16 bias into the fp32 residual stream), against
-// a float64 reference over the very stored values. Every other backend
-// refuses e4m3.
-TEST_CASE("linear GEMM: e4m3 operands and scales equal a float64 reference", "[gpu]") {
-  REQUIRE_FALSE(gpu::devices().empty());
-  if (!nn::fp8_gemms_supported()) {
-    WARN("no fp8 GEMMs on this device (sm_89+): nothing to check");
-    return;
-  }
-  const std::uint64_t seed = seqfuse::test::test_seed();
-  INFO("SEQFUSE_TEST_SEED=" << seed);
-  std::mt19937_64 rng(seed);
-  gpu::Stream stream;
-  const nn::NnType e4m3 = nn::NnType::e4m3, bf16 = nn::NnType::bf16, f32 = nn::NnType::f32;
-  using A = nn::Activation;
-  // x stored up to 200 standing for values up to 1; w stored up to 400.
-  const float x_scale = 1.0f / 200, y_scale = 448.0f / 16;  // GELU outputs below 16
-  for (const std::size_t rows : {std::size_t{1}, std::size_t{67}, std::size_t{300}}) {
-    const Problem problems[] = {{rows, 320, 960, e4m3, bf16, f32, false, A::none, false},
-                                {rows, 320, 1280, e4m3, e4m3, bf16, false, A::gelu_tanh},
-                                {rows, 1280, 320, e4m3, f32, bf16, true, A::none},
-                                {rows, 320, 1280, e4m3, f32, bf16, false, A::none}};
-    for (const Problem& p : problems) {
-      INFO("e4m3 -> " << type_name(p.y_type) << ", " << p.rows << " x " << p.in << " -> " << p.out
-                      << (p.accumulate ? ", accumulate" : "")
-                      << (p.activation == A::gelu_tanh ? ", GELU" : ""));
-      const float w_scale = static_cast<float>(6.0 / std::sqrt(static_cast<double>(p.in)) / 400);
-      const Typed x = make_typed(e4m3, p.rows * p.in, rng, 200.0);
-      const Typed w = make_typed(e4m3, p.out * p.in, rng, 400.0);
-      const Typed bias = make_typed(bf16, p.out, rng, 1.0);
-      const Typed start = make_typed(f32, p.rows * p.out, rng, 1.0);
-      const std::size_t y_bytes = p.rows * p.out * nn::element_bytes(p.y_type);
-      gpu::DeviceBuffer d_x(x.bytes.size()), d_w(w.bytes.size()), d_bias(bias.bytes.size()),
-          d_y(y_bytes), d_scales(3 * sizeof(float));
-      const float scales[3] = {x_scale, w_scale, y_scale};
-      gpu::copy_to_device(d_x.data(), x.bytes.data(), x.bytes.size(), stream);
-      gpu::copy_to_device(d_w.data(), w.bytes.data(), w.bytes.size(), stream);
-      gpu::copy_to_device(d_bias.data(), bias.bytes.data(), bias.bytes.size(), stream);
-      gpu::copy_to_device(d_scales.data(), scales, sizeof scales, stream);
-      if (p.accumulate)
-        gpu::copy_to_device(d_y.data(), start.bytes.data(), y_bytes, stream);
-      else
-        gpu::fill_device(d_y.data(), 0xff, y_bytes, stream);  // NaN in every type
-      nn::Linear job = linear_job(p, d_x.data(), d_w.data(), d_bias.data(), d_y.data());
-      const auto* s = d_scales.as<const float>();
-      job.x_scale = s;
-      job.w_scale = s + 1;
-      job.y_scale = p.y_type == e4m3 ? s + 2 : nullptr;
-      REQUIRE(nn::can_implement(job));
-      for (const nn::GemmBackend other : {nn::GemmBackend::tiled, nn::GemmBackend::mma}) {
-        nn::LinearGemm refuses(other);
-        CHECK(refuses.run(job, stream) == gpu::Status::kInvalidArgument);
-      }
-      try {
-        nn::LinearGemm gemm(nn::GemmBackend::automatic);
-        const gpu::Status status = gemm.run(job, stream);  // outside CHECK, which catches throws
-        CHECK(status == gpu::Status::kSuccess);
-        if (status != gpu::Status::kSuccess) continue;
-      } catch (const seqfuse::Error& e) {
-        FAIL_CHECK("refused: " << e.what());
-        continue;
-      }
-      std::vector<std::uint8_t> got(y_bytes);
-      gpu::copy_to_host(got.data(), d_y.data(), y_bytes, stream);
-      stream.synchronize();
-      // The output's rounding: e4m3 keeps 3 mantissa bits (half an ulp:
-      // 2^-4 relative), bf16 8.
-      const double eps = p.y_type == e4m3 ? 0x1p-4 : output_epsilon(p.y_type);
-      double worst = 0;
-      bool within = true;
-      for (std::size_t r = 0; r < p.rows; ++r)
-        for (std::size_t c = 0; c < p.out; ++c) {
-          double v = p.with_bias ? bias.values[c] : 0.0;
-          for (std::size_t k = 0; k < p.in; ++k)
-            v += x.values[r * p.in + k] * x_scale * w.values[c * p.in + k] * w_scale;
-          const std::size_t i = r * p.out + c;
-          double want = p.activation == A::gelu_tanh ? gelu_tanh_exact(v) : v;
-          if (p.accumulate) want += start.values[i];
-          double device = read_typed(p.y_type, got.data() + i * nn::element_bytes(p.y_type));
-          if (p.y_type == e4m3) device /= y_scale;
-          const double error = std::abs(device - want);
-          worst = std::max(worst, error);
-          // The e4m3 subnormals' absolute step: 2^-9 / y_scale.
-          const double floor = p.y_type == e4m3 ? 0x1p-10 / y_scale : 0.0;
-          if (!(error <= 2e-3 + floor + std::abs(want) * eps)) within = false;
-        }
-      INFO("worst " << worst);
-      CHECK(within);
-    }
-  }
-  nn::Linear job;
-  job.type = e4m3;
-  job.y_type = e4m3;
-  job.activation = A::gelu_tanh;
-  CHECK(nn::can_implement(job));
-  job.y_type = nn::NnType::f16;  // not among cuBLASLt's fp8 outputs here
-  CHECK_FALSE(nn::can_implement(job));
-  job.y_type = bf16;
-  job.bias = &x_scale;
-  job.bias_type = f32;  // cuBLASLt's fp8 kernels take a 16-bit bias
-  CHECK_FALSE(nn::can_implement(job));
-  job.type = bf16;
-  job.y_type = e4m3;  // e4m3 out of 16-bit operands: not an op of ours
-  job.bias = nullptr;
-  CHECK_FALSE(nn::can_implement(job));
-}
-
 // Not a check: the rates of the engine's four GEMMs per layer on one
 // 65,536-token batch of each ESM-2 shape, cuBLASLt against the tensor-core
 // kernel of ours (the mean of 20 runs after 3 warm-ups; bf16 operands of
@@ -365,22 +255,10 @@ TEST_CASE("linear GEMM: timing on embedding-shaped batches", "[.][gpu][bench]") 
         {kRows, hidden, hidden, bf16, f32, f32, true, nn::Activation::none},
         {kRows, hidden, wide, bf16, bf16, bf16, false, nn::Activation::gelu_tanh},
         {kRows, wide, hidden, bf16, f32, f32, true, nn::Activation::none}};
-    // --dtype fp8's layer: the same but for e4m3 operands in QKV, up and down.
-    const nn::NnType e4m3 = nn::NnType::e4m3;
-    const Problem fp8_layer[] = {
-        {kRows, hidden, 3 * hidden, e4m3, bf16, f32, false, nn::Activation::none, false},
-        layer[1],
-        {kRows, hidden, wide, e4m3, e4m3, bf16, false, nn::Activation::gelu_tanh},
-        {kRows, wide, hidden, e4m3, f32, bf16, true, nn::Activation::none}};
-    const bool fp8 = nn::fp8_gemms_supported();
-    for (const int variant : {0, 1, 2}) {
-      if (variant == 2 && !fp8) continue;
-      const nn::GemmBackend backend =
-          variant == 1 ? nn::GemmBackend::mma : nn::GemmBackend::automatic;
+    for (const nn::GemmBackend backend : {nn::GemmBackend::automatic, nn::GemmBackend::mma}) {
       nn::LinearGemm gemm(backend);
-      const std::string name = gemm.backend_name() + (variant == 2 ? " fp8" : "");
       double layer_seconds = 0, layer_flop = 0;
-      for (const Problem& p : variant == 2 ? fp8_layer : layer) {
+      for (const Problem& p : layer) {
         const nn::Linear job = linear_job(p, x.data(), w.data(), bias.data(), y.data());
         for (int i = 0; i < 3; ++i) REQUIRE(gemm.run(job, stream) == gpu::Status::kSuccess);
         stream.synchronize();
@@ -392,11 +270,11 @@ TEST_CASE("linear GEMM: timing on embedding-shaped batches", "[.][gpu][bench]") 
         const double flop = 2.0 * static_cast<double>(p.rows * p.in * p.out);
         layer_seconds += seconds;
         layer_flop += flop;
-        std::cout << "[gemm timing] hidden " << hidden << ", " << name << ", " << p.in << " -> "
-                  << p.out << ": " << seconds * 1e3 << " ms, " << flop / seconds / 1e12
-                  << " TFLOP/s\n";
+        std::cout << "[gemm timing] hidden " << hidden << ", " << gemm.backend_name() << ", "
+                  << p.in << " -> " << p.out << ": " << seconds * 1e3 << " ms, "
+                  << flop / seconds / 1e12 << " TFLOP/s\n";
       }
-      std::cout << "[gemm timing] hidden " << hidden << ", " << name
+      std::cout << "[gemm timing] hidden " << hidden << ", " << gemm.backend_name()
                 << ", one layer's four GEMMs: " << layer_seconds * 1e3 << " ms, "
                 << layer_flop / layer_seconds / 1e12 << " TFLOP/s\n";
     }

@@ -35,10 +35,6 @@ inline Typed make_typed(gpu::nn::NnType type, std::size_t n, std::mt19937_64& rn
       const nn::bf16_t h = nn::to_bf16(x);
       t.values[i] = nn::to_float(h);
       std::memcpy(t.bytes.data() + 2 * i, &h.bits, 2);
-    } else if (type == nn::NnType::e4m3) {  // stored values: a spread of at most 448
-      const nn::e4m3_t q = nn::to_e4m3(x);
-      t.values[i] = nn::to_float(q);
-      t.bytes[i] = q.bits;
     } else {
       const nn::f16_t h = nn::to_f16(x);
       t.values[i] = nn::to_float(h);
@@ -56,7 +52,6 @@ inline double read_typed(gpu::nn::NnType type, const std::uint8_t* p) {
     std::memcpy(&x, p, 4);
     return x;
   }
-  if (type == nn::NnType::e4m3) return nn::to_float(nn::e4m3_t{*p});
   std::uint16_t bits;
   std::memcpy(&bits, p, 2);
   return type == nn::NnType::bf16 ? nn::to_float(nn::bf16_t{bits}) : nn::to_float(nn::f16_t{bits});
@@ -64,10 +59,7 @@ inline double read_typed(gpu::nn::NnType type, const std::uint8_t* p) {
 
 inline const char* type_name(gpu::nn::NnType type) {
   namespace nn = gpu::nn;
-  return type == nn::NnType::f32    ? "fp32"
-         : type == nn::NnType::bf16 ? "bf16"
-         : type == nn::NnType::e4m3 ? "e4m3"
-                                    : "fp16";
+  return type == nn::NnType::f32 ? "fp32" : type == nn::NnType::bf16 ? "bf16" : "fp16";
 }
 
 }  // namespace seqfuse::test

@@ -42,7 +42,6 @@ namespace {
 
 constexpr double kMinCosine = 0.99999;          // issue #5's bar for fp32
 constexpr double kMinCosine16Bit = 0.99;        // bf16/fp16: a gross-error guard only
-constexpr double kMinCosineFp8 = 0.999;         // issue #21's bar for --dtype fp8
 constexpr double kMaxRelativeErrorFp32 = 1e-3;  // the cosine is the bar; this catches scale
 
 void require_device() {
@@ -280,62 +279,6 @@ TEST_CASE("embed GPU bf16 and fp16: worst cosine against transformers", "[gpu]")
                 << " (1 - cosine = " << std::setprecision(3) << 1 - worst << ")\n";
     }
   }
-}
-
-// --dtype fp8 (ESM-2 on sm_89+): every fixture's readouts against the
-// float64 reference, and every token of random lengths against the CPU
-// engine, each at the issue's 0.999 cosine; the worst figures printed.
-TEST_CASE("embed GPU fp8: worst cosine against transformers and the CPU engine", "[gpu]") {
-  require_device();
-  if (!gpu_fp8_supported(0)) {
-    WARN("no fp8 GEMMs on this device (sm_89+): nothing to check");
-    return;
-  }
-  const Proteins fixtures = fixture_proteins();
-  const Proteins random = random_proteins(20261128);
-  double worst_reference = 1, worst_cpu = 1;
-  for (const std::string& name : fixture_names()) {
-    INFO("fp8 " << name);
-    const Tally tally = against_reference(name, fixtures, ComputeType::fp8, false, kMinCosineFp8,
-                                          std::numeric_limits<double>::infinity());
-    tally.print("embed GPU fp8 " + name);
-    tally.check();
-    worst_reference = std::min(worst_reference, tally.worst_cosine);
-
-    const EsmModel model = load_esm_model(embed_data_dir() / name);
-    const auto engine = gpu_engine(model, ComputeType::fp8);
-    Tally cpu{kMinCosineFp8, std::numeric_limits<double>::infinity()};
-    against_cpu(model, random, *engine, {{1, model.config.num_layers}, Pooling::none}, cpu);
-    against_cpu(model, random, *engine, {{model.config.num_layers}, Pooling::mean}, cpu);
-    cpu.print("embed GPU fp8 vs CPU fp32, random lengths, " + name);
-    cpu.check();
-    worst_cpu = std::min(worst_cpu, cpu.worst_cosine);
-  }
-  std::cout << "embed GPU fp8: worst cosine over all fixtures " << std::setprecision(8)
-            << worst_reference << " against transformers, " << worst_cpu
-            << " against the CPU engine per token\n";
-}
-
-TEST_CASE("embed GPU fp8: BERT and T5 checkpoints and the tiled GEMM are refused in one line",
-          "[gpu]") {
-  require_device();
-  const EsmModel esm = load_esm_model(embed_data_dir() / "esm_hd16_fp32_hub");
-  const auto refused = [](const auto& make, const char* says) {
-    try {
-      (void)make();
-      FAIL("made an fp8 engine that should be refused");
-    } catch (const seqfuse::Error& e) {
-      const std::string what = e.what();
-      INFO(what);
-      CHECK(what.find('\n') == std::string::npos);
-      CHECK(what.find(says) != std::string::npos);
-    }
-  };
-  refused([&] { return gpu_engine(esm, ComputeType::fp8, /*tiled=*/true); }, "--dtype fp8 needs");
-  const ProteinModel bert = load_protein_model(embed_data_dir() / "bert_hd16_fp32_saved");
-  GpuEngineOptions options;
-  options.compute = ComputeType::fp8;
-  refused([&] { return make_gpu_engine(bert, options); }, "--dtype fp8 is for ESM-2 models");
 }
 
 TEST_CASE("embed GPU: a batch too large for the device is refused in one line", "[gpu]") {

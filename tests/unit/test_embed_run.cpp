@@ -67,8 +67,8 @@ TEST_CASE("embed run: a 16-bit --dtype on the CPU is refused before the model lo
   options.dtype = ComputeType::bf16;
   seqfuse::Reporter report("embed", true);
   CHECK_THROWS_WITH(run_embed(options, report),
-                    "--dtype bf16: the CPU engine computes in fp32 only (bf16, fp16 and fp8 are "
-                    "for the GPU)");
+                    "--dtype bf16: the CPU engine computes in fp32 only (bf16 and fp16 are for "
+                    "the GPU)");
   CHECK_THROWS_AS(run_embed(options, report), seqfuse::UsageError);
 }
 
@@ -124,11 +124,8 @@ TEST_CASE("embed run: option values, compute types and the engine choice", "[emb
   CHECK(parse_pooling("bos") == Pooling::bos);
   CHECK_THROWS_WITH(parse_pooling("max"), "--pool must be mean, bos or none, not 'max'");
   CHECK(parse_compute_type("fp16") == ComputeType::fp16);
-  CHECK(parse_compute_type("fp8") == ComputeType::fp8);
-  CHECK_THROWS_WITH(parse_compute_type("int8"),
-                    "--dtype must be fp32, bf16, fp16 or fp8, not 'int8'");
+  CHECK_THROWS_WITH(parse_compute_type("int8"), "--dtype must be fp32, bf16 or fp16, not 'int8'");
   CHECK(compute_type_name(ComputeType::bf16) == "bf16");
-  CHECK(compute_type_name(ComputeType::fp8) == "fp8");
 
   const DeviceChoice cpu{}, gpu = DeviceChoice::one(0);
   CHECK(compute_type_for(std::nullopt, cpu) == ComputeType::fp32);
