@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <memory_resource>
 #include <string>
@@ -172,7 +173,15 @@ void copy_to_pageable_host(void* dst, const void* src, std::size_t bytes, Stream
 enum class StagedFrom { large, prepared };
 void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
                              unsigned threads, StagedFrom from = StagedFrom::large);
-// Starts pinning the staging blocks of the two copies above on a thread of
+// A large upload of bytes the host makes as it goes (weights converted to
+// their device type): produce(offset, block, length) writes bytes [offset,
+// offset + length) of the copy into a pinned staging block, which the
+// device copies to dst + offset while the host produces the next block.
+// Waits for the copy.
+void copy_produced_to_device(
+    void* dst, std::size_t bytes, Stream& stream,
+    const std::function<void(std::size_t offset, void* block, std::size_t length)>& produce);
+// Starts pinning the staging blocks of the copies above on a thread of
 // its own (it takes tens of milliseconds) and returns: call it once the
 // device is chosen, and the copy that needs them later waits for them.
 void prepare_staged_copies();

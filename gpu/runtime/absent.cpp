@@ -81,6 +81,10 @@ void copy_to_pageable_host(void*, const void*, std::size_t, Stream&, unsigned) {
 void copy_from_pageable_host(void*, const void*, std::size_t, Stream&, unsigned, StagedFrom) {
   no_backend();
 }
+void copy_produced_to_device(void*, std::size_t, Stream&,
+                             const std::function<void(std::size_t, void*, std::size_t)>&) {
+  no_backend();
+}
 void prepare_staged_copies() {
   no_backend();
 }

@@ -285,6 +285,33 @@ void prepare_staged_copies() {
   staging_pool().prepare_in_background();
 }
 
+void copy_produced_to_device(
+    void* dst, std::size_t bytes, Stream& stream,
+    const std::function<void(std::size_t offset, void* block, std::size_t length)>& produce) {
+  if (bytes == 0) return;
+  std::unique_ptr<Staging> leased = staging_pool().acquire();
+  Staging& staging = *leased;
+  try {
+    const std::size_t blocks = (bytes + kStagingBlock - 1) / kStagingBlock;
+    // The host fills block k while the device reads block k - 1 from the
+    // other staging block; a block is refilled once the device has read it.
+    for (std::size_t k = 0; k < blocks; ++k) {
+      if (k >= 2) staging.done[k % 2].synchronize();
+      const std::size_t offset = k * kStagingBlock, length = block_length(bytes, k);
+      produce(offset, staging.block[k % 2], length);
+      copy_to_device(static_cast<char*>(dst) + offset, staging.block[k % 2], length, stream);
+      staging.done[k % 2].record(stream);
+    }
+    stream.synchronize();
+  } catch (...) {
+    // The device may still be reading a block: keep them pinned (the run
+    // ends with this error anyway).
+    (void)leased.release();
+    throw;
+  }
+  staging_pool().release(std::move(leased));
+}
+
 void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stream& stream,
                              unsigned threads, StagedFrom from) {
   // Below 256 MiB the runtime's own staging of pageable memory (about 2 GB/s

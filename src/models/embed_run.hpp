@@ -75,11 +75,13 @@ struct EmbedOptions {
                                                                      ComputeType compute,
                                                                      unsigned threads);
 // The GPU engine of a worker of `device` on GPU `index` (one of
-// device.devices); workers sharing that GPU share its memory.
+// device.devices); workers sharing that GPU share its memory. `host_threads`
+// convert its weights for the upload.
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_gpu_worker_engine(const ProteinModel& model,
                                                                       const DeviceChoice& device,
                                                                       int index,
-                                                                      ComputeType compute);
+                                                                      ComputeType compute,
+                                                                      unsigned host_threads);
 
 // Shows warnings, progress and the summary line through `report`. Throws
 // UsageError for a --dtype the device cannot compute in or --layers outside

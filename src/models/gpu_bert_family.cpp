@@ -37,7 +37,7 @@ class BertFamily final : public GpuFamily {
   // Uploads `model` on `stream` and waits for it, so the model may be freed
   // afterwards.
   BertFamily(const BertModel& model, nn::NnType type, const std::string& device_name,
-             gpu::Stream& stream)
+             gpu::Stream& stream, unsigned host_threads)
       : eps_(model.config.layer_norm_eps),
         max_positions_(model.config.max_position_embeddings),
         layers_(model.layers.size()) {
@@ -54,7 +54,7 @@ class BertFamily final : public GpuFamily {
       placer.put_feed_forward(w, d.feed_forward);
       placer.put_norm(w.output_norm_weight, w.output_norm_bias, d.output_norm);
     }
-    buffer_ = placer.upload(device_name, stream);
+    buffer_ = placer.upload(device_name, stream, host_threads);
   }
 
   // Absolute positions: a sequence longer than the table cannot run.

@@ -23,6 +23,10 @@ bool gpu_engine_built() noexcept {
 
 void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept {
   try {
+    // The weights' upload streams through pinned blocks: pinned here, beside
+    // the input's read, not when the engine needs them.
+    gpu::use_device(std::max(device, 0));
+    gpu::prepare_staged_copies();
     if (gpu_embed::gemm_backend_for(false) != gpu::nn::GemmBackend::automatic) {
       trace("embed: GEMMs on a kernel of ours (SEQFUSE_EMBED_GEMM): cuBLASLt is not loaded");
       return;
@@ -42,7 +46,6 @@ void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType co
         shape = gpu_embed::model_shape(load_esm_config(config), compute);
         break;
     }
-    gpu::use_device(std::max(device, 0));
     gpu::nn::warm_up_gemms(gpu_embed::layer_gemm_shapes(shape));
     trace("embed: GEMM algorithms chosen ahead");
   } catch (...) {  // reported again, with context, by the engine

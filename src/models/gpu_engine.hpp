@@ -34,6 +34,9 @@ struct GpuEngineOptions {
   // Engines sharing the device (--device gpu:0,0 runs two): each takes this
   // share of the memory preferred_batch_tokens() may plan for.
   std::size_t engines_on_device = 1;
+  // Host threads that convert the weights for their upload (--threads,
+  // shared out between the engines of a run).
+  unsigned host_threads = 1;
   // The portable tiled GEMM kernel instead of cuBLASLt (always on HIP), so a
   // CUDA machine can test what HIP builds run.
   bool tiled_gemm = false;
@@ -47,9 +50,10 @@ struct GpuEngineOptions {
 
 // Readies the GPU toolkit for an engine over the checkpoint in `model_dir`
 // on device `device` (-1: the first) in `compute`, on the calling thread:
-// loads cuBLASLt and has it choose its GEMM algorithms for the model's
-// shapes (~0.2 s on an H100, mostly cuBLASLt loading kernels), so a caller
-// can overlap that with the device start, the model load and the input.
+// starts pinning the weight upload's staging blocks, loads cuBLASLt and has
+// it choose its GEMM algorithms for the model's shapes (~0.2 s on an H100,
+// mostly cuBLASLt loading kernels), so a caller can overlap that with the
+// device start, the model load and the input.
 // Nothing where the engine's GEMMs are not cuBLASLt's (gemm_backend_for).
 // Never throws: make_gpu_engine and the first batch report any failure.
 void warm_up_gpu_engine(const std::string& model_dir, int device, ComputeType compute) noexcept;

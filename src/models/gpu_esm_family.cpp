@@ -33,7 +33,7 @@ class EsmFamily final : public GpuFamily {
   // Uploads `model` on `stream` and waits for it, so the model may be freed
   // afterwards.
   EsmFamily(const EsmModel& model, nn::NnType type, const std::string& device_name,
-            gpu::Stream& stream)
+            gpu::Stream& stream, unsigned host_threads)
       : eps_(model.config.layer_norm_eps),
         head_dim_(static_cast<std::size_t>(model.config.head_dim())),
         layers_(model.layers.size()) {
@@ -49,7 +49,7 @@ class EsmFamily final : public GpuFamily {
       placer.put_feed_forward(w, d.feed_forward);
       d.rotary = rotary_table_for(w.rotary_inv_freq, rotary_);
     }
-    buffer_ = placer.upload(device_name, stream);
+    buffer_ = placer.upload(device_name, stream, host_threads);
   }
 
   // Rotary positions: any length runs (the tables grow).

@@ -33,7 +33,7 @@ GpuModelEngine::GpuModelEngine(GpuModelSpec spec, const GpuEngineOptions& option
     throw Error("the GPU engine takes at most 4,096 attention channels (heads x head size); " +
                 spec_.folder + " has " + std::to_string(shape.inner) + ": use --device cpu");
   trace("embed: engine: device, stream and GEMM (" + gemm_.backend_name() + ") ready");
-  family_ = spec_.upload(shape.type, name(), stream_);
+  family_ = spec_.upload(shape.type, name(), stream_, std::max(options.host_threads, 1u));
   spec_.upload = nullptr;  // it may refer to the host model, which the caller may free
   trace("embed: engine: weights uploaded");
 }

@@ -69,11 +69,11 @@ struct GpuModelSpec {
   int num_layers = 0, vocab_size = 0;
   TokenRules tokens;
   // Uploads the family's weights in the compute type on the engine's device
-  // and stream (waiting for it) and returns the family; called once, by the
-  // engine's constructor after its checks. Throws seqfuse::Error when they
-  // do not fit `device_name`.
+  // and stream (waiting for it; `host_threads` threads make the image) and
+  // returns the family; called once, by the engine's constructor after its
+  // checks. Throws seqfuse::Error when they do not fit `device_name`.
   std::function<std::unique_ptr<GpuFamily>(nn::NnType type, const std::string& device_name,
-                                           gpu::Stream& stream)>
+                                           gpu::Stream& stream, unsigned host_threads)>
       upload;
 };
 
@@ -115,7 +115,7 @@ class GpuModelEngine final : public EmbeddingEngine {
 
 // The engine over `model` (an EsmModel, BertModel, T5Model: its config's
 // sizes, its folder), whose weights upload as Family(model, type,
-// device_name, stream): each family's make_gpu_engine.
+// device_name, stream, host_threads): each family's make_gpu_engine.
 template <class Family, class Model>
 [[nodiscard]] std::unique_ptr<EmbeddingEngine> make_family_engine(const Model& model,
                                                                   TokenRules tokens,
@@ -126,8 +126,9 @@ template <class Family, class Model>
       model.config.num_layers,
       model.config.vocab_size,
       std::move(tokens),
-      [&model](nn::NnType type, const std::string& device_name, gpu::Stream& stream) {
-        return std::make_unique<Family>(model, type, device_name, stream);
+      [&model](nn::NnType type, const std::string& device_name, gpu::Stream& stream,
+               unsigned host_threads) {
+        return std::make_unique<Family>(model, type, device_name, stream, host_threads);
       },
   };
   return std::make_unique<GpuModelEngine>(std::move(spec), options);

@@ -45,7 +45,7 @@ class T5Family final : public GpuFamily {
   // afterwards (the relative position table is copied: reserve builds the
   // bias from it).
   T5Family(const T5Model& model, nn::NnType type, const std::string& device_name,
-           gpu::Stream& stream)
+           gpu::Stream& stream, unsigned host_threads)
       : eps_(model.config.layer_norm_epsilon),
         heads_(static_cast<std::size_t>(model.config.num_heads)),
         num_buckets_(model.config.relative_attention_num_buckets),
@@ -68,7 +68,7 @@ class T5Family final : public GpuFamily {
       if (gated) placer.put_typed(w.gate_linear_weight, d.feed_forward.gate_weight);
       placer.put_typed(w.output_weight, d.feed_forward.down_weight);
     }
-    buffer_ = placer.upload(device_name, stream);
+    buffer_ = placer.upload(device_name, stream, host_threads);
   }
 
   // Relative positions: any length runs (the bias table grows, as ESM-2's

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <initializer_list>
 
 #include "core/error.hpp"
-#include "core/gpu_status.hpp"
+#include "core/parallel.hpp"
 #include "gpu/error.hpp"
-#include "gpu/nn/convert.hpp"
 
 namespace seqfuse::models::gpu_embed {
 
@@ -43,8 +44,37 @@ void WeightPlacer::add(std::initializer_list<const std::vector<float>*> parts, b
   }
 }
 
-gpu::DeviceBuffer WeightPlacer::upload(const std::string& device_name, gpu::Stream& stream) {
-  const std::size_t f = sizeof(float);
+void WeightPlacer::write_image(std::size_t begin, std::size_t end, std::byte* out) const {
+  std::memset(out, 0, end - begin);
+  // Places are in offset order (add() lays them out one after another).
+  auto p = std::upper_bound(places_.begin(), places_.end(), begin,
+                            [](std::size_t at, const Place& place) { return at < place.offset; });
+  if (p != places_.begin()) --p;
+  const std::size_t e = nn::element_bytes(type_);
+  for (; p != places_.end() && p->offset < end; ++p) {
+    const std::size_t bytes_per = p->typed ? e : sizeof(float);
+    const std::size_t n = p->host->size();
+    if (p->offset + n * bytes_per <= begin) continue;
+    // The elements whose bytes start in [begin, end).
+    const std::size_t first = begin > p->offset ? (begin - p->offset) / bytes_per : 0;
+    const std::size_t last = std::min(n, (end - p->offset + bytes_per - 1) / bytes_per);
+    std::byte* dst = out + (p->offset + first * bytes_per - begin);
+    const float* src = p->host->data() + first;
+    const std::size_t count = last - first;
+    if (!p->typed || type_ == nn::NnType::f32) {
+      std::memcpy(dst, src, count * sizeof(float));
+    } else {
+      auto* bits = reinterpret_cast<std::uint16_t*>(dst);
+      if (type_ == nn::NnType::bf16)
+        for (std::size_t i = 0; i < count; ++i) bits[i] = nn::to_bf16(src[i]).bits;
+      else
+        for (std::size_t i = 0; i < count; ++i) bits[i] = nn::to_f16(src[i]).bits;
+    }
+  }
+}
+
+gpu::DeviceBuffer WeightPlacer::upload(const std::string& device_name, gpu::Stream& stream,
+                                       unsigned host_threads) {
   gpu::DeviceBuffer buffer;
   try {
     buffer = gpu::DeviceBuffer(layout_.total());
@@ -53,24 +83,20 @@ gpu::DeviceBuffer WeightPlacer::upload(const std::string& device_name, gpu::Stre
                 ") do not fit " + device_name + " (" + mib(gpu::free_device_memory()) +
                 " free): use a smaller --dtype or --device cpu");
   }
-  // 16-bit weights pass through a fp32 staging buffer and a convert kernel.
-  std::size_t largest = 0;
-  for (const Place& p : places_)
-    if (p.typed && type_ != nn::NnType::f32) largest = std::max(largest, p.host->size());
-  gpu::DeviceBuffer staging(largest * f);
+  // Each staging block is made by the threads in 1 MiB pieces.
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  gpu::copy_produced_to_device(buffer.data(), layout_.total(), stream,
+                               [&](std::size_t offset, void* block, std::size_t length) {
+                                 parallel_chunks(
+                                     (length + kPiece - 1) / kPiece, 1, host_threads,
+                                     [&](unsigned, std::size_t piece, std::size_t) {
+                                       const std::size_t begin = piece * kPiece;
+                                       const std::size_t end = std::min(length, begin + kPiece);
+                                       write_image(offset + begin, offset + end,
+                                                   static_cast<std::byte*>(block) + begin);
+                                     });
+                               });
   std::byte* base = buffer.as<std::byte>();
-  for (const Place& p : places_) {
-    std::byte* dst = base + p.offset;
-    const std::size_t n = p.host->size();
-    if (!p.typed || type_ == nn::NnType::f32) {
-      gpu::copy_to_device(dst, p.host->data(), n * f, stream);
-      continue;
-    }
-    gpu::copy_to_device(staging.data(), p.host->data(), n * f, stream);
-    require_gpu_success(nn::convert_from_f32(staging.as<const float>(), n, dst, type_, stream),
-                        "GPU embed: weight conversion");
-  }
-  stream.synchronize();  // the staging buffer and pageable sources go away
   for (const Target& t : targets_) {
     if (t.as_float) *t.as_float = reinterpret_cast<const float*>(base + t.offset);
     if (t.as_typed) *t.as_typed = base + t.offset;
