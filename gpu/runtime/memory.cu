@@ -322,21 +322,10 @@ void copy_from_pageable_host(void* dst, const void* src, std::size_t bytes, Stre
     stream.synchronize();
     return;
   }
-  std::unique_ptr<Staging> leased = staging_pool().acquire();
-  Staging& staging = *leased;
-  const std::size_t blocks = (bytes + kStagingBlock - 1) / kStagingBlock;
-  // The host fills block k while the device reads block k - 1 from the
-  // other staging block; a block is refilled once the device has read it.
-  for (std::size_t k = 0; k < blocks; ++k) {
-    if (k >= 2) staging.done[k % 2].synchronize();
-    parallel_memcpy(staging.block[k % 2], static_cast<const char*>(src) + k * kStagingBlock,
-                    block_length(bytes, k), threads);
-    copy_to_device(static_cast<char*>(dst) + k * kStagingBlock, staging.block[k % 2],
-                   block_length(bytes, k), stream);
-    staging.done[k % 2].record(stream);
-  }
-  stream.synchronize();
-  staging_pool().release(std::move(leased));
+  copy_produced_to_device(
+      dst, bytes, stream, [&](std::size_t offset, void* block, std::size_t length) {
+        parallel_memcpy(block, static_cast<const char*>(src) + offset, length, threads);
+      });
 }
 
 }  // namespace seqfuse::gpu

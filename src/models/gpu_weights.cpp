@@ -45,7 +45,7 @@ void WeightPlacer::add(std::initializer_list<const std::vector<float>*> parts, b
 }
 
 void WeightPlacer::write_image(std::size_t begin, std::size_t end, std::byte* out) const {
-  std::memset(out, 0, end - begin);
+  std::size_t written = begin;  // the image up to here is in `out`
   // Places are in offset order (add() lays them out one after another).
   auto p = std::upper_bound(places_.begin(), places_.end(), begin,
                             [](std::size_t at, const Place& place) { return at < place.offset; });
@@ -58,9 +58,13 @@ void WeightPlacer::write_image(std::size_t begin, std::size_t end, std::byte* ou
     // The elements whose bytes start in [begin, end).
     const std::size_t first = begin > p->offset ? (begin - p->offset) / bytes_per : 0;
     const std::size_t last = std::min(n, (end - p->offset + bytes_per - 1) / bytes_per);
-    std::byte* dst = out + (p->offset + first * bytes_per - begin);
+    const std::size_t from = p->offset + first * bytes_per;   // >= written: places do not overlap
+    std::memset(out + (written - begin), 0, from - written);  // the alignment gap before it
+    std::byte* dst = out + (from - begin);
     const float* src = p->host->data() + first;
     const std::size_t count = last - first;
+    written = from + count * bytes_per;
+    if (count == 0) continue;  // an empty tensor: no data() to read
     if (!p->typed || type_ == nn::NnType::f32) {
       std::memcpy(dst, src, count * sizeof(float));
     } else {
@@ -71,6 +75,7 @@ void WeightPlacer::write_image(std::size_t begin, std::size_t end, std::byte* ou
         for (std::size_t i = 0; i < count; ++i) bits[i] = nn::to_f16(src[i]).bits;
     }
   }
+  std::memset(out + (written - begin), 0, end - written);
 }
 
 gpu::DeviceBuffer WeightPlacer::upload(const std::string& device_name, gpu::Stream& stream,
